@@ -1,0 +1,129 @@
+package dev.usher.config;
+
+import dev.usher.config.NodeWalker.Field;
+import dev.usher.config.NodeWalker.Keys;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.snakeyaml.engine.v2.nodes.Node;
+import org.snakeyaml.engine.v2.nodes.ScalarNode;
+import org.snakeyaml.engine.v2.nodes.Tag;
+
+/**
+ * Reads the top of the file and the global sections ({@code listen}, {@code data}, {@code timeouts},
+ * {@code limits}), then hands {@code sites} to {@link SitesReader}. Absent settings take their defaults; a section
+ * left empty ({@code timeouts:} with nothing under it) counts as absent.
+ */
+final class ConfigReader {
+    static final ListenAddress DEFAULT_HTTP = new ListenAddress("", 80);
+
+    private static final Keys TOP = Keys.of("listen", "data", "timeouts", "limits", "sites")
+            .withAliases(Map.of("listeners", "listen", "data_dir", "data", "datadir", "data",
+                    "storage", "data", "hosts", "sites", "servers", "sites"))
+            .withMisplaced(Map.of(
+                    "http", "\"http\" belongs under listen:",
+                    "connect", "\"connect\" belongs under timeouts:",
+                    "response", "\"response\" belongs under timeouts:",
+                    "header", "\"header\" belongs under timeouts:",
+                    "idle", "\"idle\" belongs under timeouts:",
+                    "header_size", "\"header_size\" belongs under limits:",
+                    "max_body", "\"max_body\" belongs under limits: (or in a site)",
+                    "connections", "\"connections\" belongs under limits:"));
+    private static final Keys LISTEN = Keys.of("http");
+    private static final Keys TIMEOUTS = Keys.of("connect", "response", "header", "idle")
+            .withAliases(Map.of("dial", "connect", "read", "response", "keepalive", "idle", "keep_alive", "idle"));
+    private static final Keys LIMITS = Keys.of("header_size", "max_body", "connections")
+            .withAliases(Map.of("max_header_size", "header_size", "body_size", "max_body",
+                    "max_body_size", "max_body", "max_connections", "connections"));
+
+    private final NodeWalker walker;
+    private final Values values;
+    private final HostEnvironment env;
+
+    ConfigReader(NodeWalker walker, HostEnvironment env) {
+        this.walker = walker;
+        this.values = new Values(walker);
+        this.env = env;
+    }
+
+    /** Reads the whole file; {@code root} is empty for a file with no content. */
+    UsherConfig read(Optional<Node> root, String source) {
+        Map<String, Field> top = root.filter(n -> !NodeWalker.isNull(n))
+                .map(n -> walker.fields(n, YamlPath.ROOT,
+                        "a mapping of settings (" + String.join(", ", TOP.allowed()) + ")", TOP))
+                .orElse(Map.of());
+        Listen listen = new Listen(section(top.get("listen"))
+                .map(f -> walker.fields(f.value(), f.path(), "a mapping such as {http: \":80\"}", LISTEN).get("http"))
+                .flatMap(this::listenAddress).orElse(DEFAULT_HTTP));
+        Path data = Optional.ofNullable(top.get("data")).flatMap(this::dataDir).orElseGet(env::defaultDataDir);
+        Timeouts timeouts = section(top.get("timeouts")).map(this::timeouts).orElse(Timeouts.DEFAULTS);
+        Limits limits = section(top.get("limits")).map(this::limits).orElse(Limits.DEFAULTS);
+        List<Site> sites = section(top.get("sites"))
+                .map(f -> new SitesReader(walker, values).read(f, timeouts, limits)).orElse(List.of());
+        return new UsherConfig(source, listen, data, timeouts, limits, sites);
+    }
+
+    /** The field when present with something in it; a section written with no value counts as absent. */
+    private static Optional<Field> section(Field field) {
+        return Optional.ofNullable(field).filter(f -> !NodeWalker.isNull(f.value()));
+    }
+
+    private Optional<ListenAddress> listenAddress(Field field) {
+        return walker.text(field.value(), field.path(), "an address such as \":80\" or \"127.0.0.1:8080\"",
+                        Set.of(Tag.STR, Tag.ENV_TAG, Tag.INT))
+                .flatMap(text -> values.parse(field.value(), field.path(), () -> ListenAddresses.parse(text)));
+    }
+
+    private Optional<Path> dataDir(Field field) {
+        Node node = field.value();
+        if (node instanceof ScalarNode scalar && NodeWalker.isNull(node) && scalar.getValue().equals("~")) {
+            walker.error(node, field.path(), "a lone ~ means nothing in YAML; write \"~\" in quotes for the home "
+                    + "directory, or a full path");
+            return Optional.empty();
+        }
+        Optional<String> text = walker.text(node, field.path(), "a directory path", NodeWalker.STRING);
+        if (text.isPresent() && text.get().isBlank()) {
+            walker.error(node, field.path(), "the data directory is empty; give a path, or leave data: out for the "
+                    + "default");
+            return Optional.empty();
+        }
+        return text.flatMap(t -> values.parse(node, field.path(), () -> path(env.expandHome(t))));
+    }
+
+    private static Path path(String text) throws BadValue {
+        try {
+            return Path.of(text);
+        } catch (InvalidPathException e) {
+            throw new BadValue("invalid path \"" + text + "\": " + e.getReason());
+        }
+    }
+
+    private Timeouts timeouts(Field section) {
+        Map<String, Field> fields = walker.fields(section.value(), section.path(),
+                "a mapping of timeouts (" + String.join(", ", TIMEOUTS.allowed()) + ")", TIMEOUTS);
+        Timeouts d = Timeouts.DEFAULTS;
+        return new Timeouts(duration(fields, "connect", d.connect()), duration(fields, "response", d.response()),
+                duration(fields, "header", d.header()), duration(fields, "idle", d.idle()));
+    }
+
+    private Duration duration(Map<String, Field> fields, String key, Duration fallback) {
+        return Optional.ofNullable(fields.get(key)).flatMap(values::duration).orElse(fallback);
+    }
+
+    private Limits limits(Field section) {
+        Map<String, Field> fields = walker.fields(section.value(), section.path(),
+                "a mapping of limits (" + String.join(", ", LIMITS.allowed()) + ")", LIMITS);
+        Limits d = Limits.DEFAULTS;
+        int headerSize = Optional.ofNullable(fields.get("header_size"))
+                .flatMap(f -> values.size(f, 1, Integer.MAX_VALUE)).map(Long::intValue).orElse(d.headerSize());
+        long maxBody = Optional.ofNullable(fields.get("max_body"))
+                .flatMap(f -> values.size(f, 0, Long.MAX_VALUE)).orElse(d.maxBody());
+        int connections = Optional.ofNullable(fields.get("connections"))
+                .flatMap(values::positiveInt).orElse(d.connections());
+        return new Limits(headerSize, maxBody, connections);
+    }
+}

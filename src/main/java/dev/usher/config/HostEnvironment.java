@@ -1,0 +1,30 @@
+package dev.usher.config;
+
+import java.nio.file.Path;
+
+/**
+ * The facts about the running user that defaults depend on. Read once from system properties at the entry point and
+ * passed down, so that the loader itself reads no global state and tests can pass their own.
+ *
+ * @param userName the account name ({@code user.name})
+ * @param userHome the home directory ({@code user.home})
+ */
+record HostEnvironment(String userName, String userHome) {
+    /** The environment of this JVM. */
+    static HostEnvironment current() {
+        return new HostEnvironment(System.getProperty("user.name", ""), System.getProperty("user.home", "/"));
+    }
+
+    /** {@code /var/lib/usher} for root, else {@code ~/.local/share/usher}. */
+    Path defaultDataDir() {
+        return userName.equals("root") ? Path.of("/var/lib/usher") : Path.of(userHome, ".local", "share", "usher");
+    }
+
+    /** {@code path} with a leading {@code ~} replaced by the home directory. */
+    String expandHome(String path) {
+        if (path.equals("~")) {
+            return userHome;
+        }
+        return path.startsWith("~/") ? userHome + path.substring(1) : path;
+    }
+}

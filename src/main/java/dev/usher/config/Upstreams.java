@@ -1,0 +1,95 @@
+package dev.usher.config;
+
+import java.util.Locale;
+
+/**
+ * Reads one backend address: {@code host:port}, {@code host} (port 80), {@code [v6]:port}, or any of these after
+ * {@code http://}. Hosts are IPv4 addresses, bracketed IPv6 addresses or DNS names, which may contain underscores
+ * here because docker-compose service names can.
+ */
+final class Upstreams {
+    static final int DEFAULT_PORT = 80;
+    static final String EXAMPLE = "app:80";
+
+    private Upstreams() {
+    }
+
+    static UpstreamAddress parse(String raw) throws BadValue {
+        String s = raw.strip();
+        if (s.isEmpty()) {
+            throw new BadValue("the upstream address is empty; write host:port, e.g. " + EXAMPLE);
+        }
+        if (s.indexOf(',') >= 0) {
+            throw new BadValue("one address per upstream; for several, write a list: [a:80, b:80]");
+        }
+        if (s.chars().anyMatch(Character::isWhitespace)) {
+            throw new BadValue("an upstream address cannot contain spaces");
+        }
+        int scheme = s.indexOf("://");
+        if (scheme >= 0) {
+            String prefix = s.substring(0, scheme).toLowerCase(Locale.ROOT);
+            if (prefix.equals("https")) {
+                throw new BadValue("HTTPS to backends is not supported yet; use http:// or host:port");
+            }
+            if (!prefix.equals("http")) {
+                throw new BadValue("unsupported scheme \"" + s.substring(0, scheme + 3)
+                        + "\"; use http:// or host:port");
+            }
+            s = s.substring(scheme + 3);
+        }
+        int slash = SiteNames.indexOfAny(s, "/?#");
+        if (slash >= 0 && !s.substring(slash).equals("/")) {
+            throw new BadValue("an upstream cannot have a path (\"" + s.substring(slash)
+                    + "\"); requests are forwarded with their own path");
+        }
+        if (slash >= 0) {
+            s = s.substring(0, slash);
+        }
+        if (s.indexOf('@') >= 0) {
+            throw new BadValue("an upstream cannot contain user info (\"user@\")");
+        }
+        return hostAndPort(s.toLowerCase(Locale.ROOT));
+    }
+
+    private static UpstreamAddress hostAndPort(String s) throws BadValue {
+        if (s.startsWith("[")) {
+            int close = s.indexOf(']');
+            if (close < 0) {
+                throw new BadValue("missing ']' after the IPv6 address");
+            }
+            String host = s.substring(1, close);
+            String after = s.substring(close + 1);
+            if (!HostNames.isIpv6(host) || !after.isEmpty() && !after.startsWith(":")) {
+                throw new BadValue("\"" + s + "\" is not a valid IPv6 address; write e.g. [::1]:8080");
+            }
+            int port = after.isEmpty() ? DEFAULT_PORT : HostNames.port(after.substring(1), false);
+            return new UpstreamAddress(host, port);
+        }
+        int colon = s.indexOf(':');
+        if (colon >= 0 && s.indexOf(':', colon + 1) >= 0) {
+            throw new BadValue("write an IPv6 address in brackets, e.g. [::1]:8080");
+        }
+        String host = colon < 0 ? s : s.substring(0, colon);
+        int port = colon < 0 ? DEFAULT_PORT : HostNames.port(s.substring(colon + 1), false);
+        if (host.endsWith(".") && host.length() > 1) {
+            host = host.substring(0, host.length() - 1);
+        }
+        if (host.isEmpty()) {
+            throw new BadValue("the host is missing; write host:port, e.g. " + EXAMPLE + " or 127.0.0.1:3000");
+        }
+        if (host.indexOf('*') >= 0) {
+            throw new BadValue("an upstream cannot be a wildcard; name one backend host");
+        }
+        if (HostNames.looksLikeIpv4(host)) {
+            if (host.indexOf('.') < 0 && colon < 0) {
+                throw new BadValue("\"" + host + "\" is a port alone; write host:port, e.g. 127.0.0.1:" + host);
+            }
+            if (!HostNames.isIpv4(host)) {
+                throw new BadValue("\"" + host + "\" is not a valid IPv4 address");
+            }
+        } else {
+            HostNames.checkDnsName(host, true);
+        }
+        return new UpstreamAddress(host, port);
+    }
+}

@@ -1,0 +1,22 @@
+package dev.usher.config;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * A whole, validated configuration: what {@link ConfigLoader} makes of one {@code usher.yaml}.
+ * Immutable; a reload builds a new one beside the old.
+ *
+ * @param source   the file it was read from, or a name such as {@code <embedded demo>}
+ * @param listen   the addresses Usher binds
+ * @param dataDir  where certificates, keys and other state live
+ * @param timeouts global time limits; sites may override some
+ * @param limits   global size and count limits
+ * @param sites    the sites, in file order
+ */
+public record UsherConfig(String source, Listen listen, Path dataDir, Timeouts timeouts, Limits limits,
+                          List<Site> sites) {
+    public UsherConfig {
+        sites = List.copyOf(sites);
+    }
+}

@@ -1,0 +1,30 @@
+package dev.usher.protocol;
+
+import io.netty.channel.Channel;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Caps the client connections open at once; one over the cap is closed as soon as it is accepted. */
+public final class ConnectionLimiter {
+    private final AtomicInteger open = new AtomicInteger();
+    private final int max;
+
+    public ConnectionLimiter(int max) {
+        this.max = max;
+    }
+
+    /** Counts {@code channel} until it closes, or returns false (without counting) when the cap is reached. */
+    boolean admit(Channel channel) {
+        if (open.incrementAndGet() > max) {
+            open.decrementAndGet();
+            return false;
+        }
+        channel.closeFuture().addListener(f -> open.decrementAndGet());
+        return true;
+    }
+
+    /** Client connections open now. */
+    public int open() {
+        return open.get();
+    }
+}

@@ -1,0 +1,272 @@
+package dev.usher.proxy;
+
+import dev.usher.route.Route;
+import dev.usher.route.RouteTable;
+import dev.usher.route.RouteTableHolder;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.ReferenceCountUtil;
+
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.ArrayDeque;
+
+/**
+ * The last handler of an HTTP/1.1 client connection: routes each request by host and hands it to a
+ * {@link ProxyExchange}, one request at a time. Reads from the client only when the current exchange can take more
+ * (auto-read is off), so a slow backend slows the client instead of filling memory. Messages of pipelined requests
+ * that the decoder already produced wait in a small queue (at most one socket read's worth).
+ *
+ * <p>Threading: everything runs on the client channel's event loop, which is also the backend channel's.
+ */
+public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
+    /** Pipeline names this handler relies on when switching to a raw relay after a 101. */
+    public static final String CODEC_NAME = "http";
+    public static final String TIMEOUTS_NAME = "timeouts";
+
+    private final RouteTableHolder routes;
+    private final String scheme;
+    private final ClientTimeouts timeouts;
+    private final ArrayDeque<Object> later = new ArrayDeque<>(2);
+    private ChannelHandlerContext ctx;
+    private String clientIp = "";
+    private ProxyExchange exchange;
+    private boolean closing;
+
+    /**
+     * @param routes   the current route table, read once per request
+     * @param scheme   {@code http} or {@code https}: what the client used, for {@code X-Forwarded-Proto}
+     * @param timeouts the connection's slowloris guard, told when requests start and end
+     */
+    public Http1ProxyHandler(RouteTableHolder routes, String scheme, ClientTimeouts timeouts) {
+        this.routes = routes;
+        this.scheme = scheme;
+        this.timeouts = timeouts;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        ctx.channel().config().setAutoRead(false);
+        SocketAddress remote = ctx.channel().remoteAddress();
+        if (remote instanceof InetSocketAddress inet && inet.getAddress() != null) {
+            clientIp = inet.getAddress().getHostAddress();
+        }
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        ctx.read();
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (closing) {
+            ReferenceCountUtil.release(msg);
+        } else if (!later.isEmpty() || (exchange != null && exchange.requestReceived())) {
+            later.add(msg);
+        } else {
+            handle(msg);
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (exchange != null) {
+            exchange.clientReadComplete();
+        } else if (!closing) {
+            ctx.read();
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (exchange != null) {
+            exchange.clientWritabilityChanged(ctx.channel().isWritable());
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        closing = true;
+        releaseLater();
+        if (exchange != null) {
+            ProxyExchange gone = exchange;
+            exchange = null;
+            gone.clientClosed();
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        // Resets and broken pipes from clients are routine on the internet; nothing to report.
+        ctx.close();
+    }
+
+    private void handle(Object msg) {
+        if (exchange != null) {
+            if (msg instanceof HttpContent content) {
+                exchange.clientContent(content);
+            } else {
+                ReferenceCountUtil.release(msg);
+            }
+        } else if (msg instanceof HttpRequest request) {
+            startRequest(request);
+        } else {
+            // The end of a request answered locally (e.g. a 404 for a GET): nothing left to do with it.
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    private void startRequest(HttpRequest request) {
+        timeouts.requestStarted();
+        if (request.decoderResult().isFailure()) {
+            respond(statusFor(request.decoderResult().cause()), true);
+            return;
+        }
+        HttpHeaders headers = request.headers();
+        boolean http10 = request.protocolVersion().equals(HttpVersion.HTTP_1_0);
+        boolean hasBody = HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0;
+        if (request.method().equals(HttpMethod.CONNECT)) {
+            respond(HttpResponseStatus.METHOD_NOT_ALLOWED, true);
+            return;
+        }
+        String host = RequestTarget.resolveHost(request);
+        if (host == null) {
+            respond(HttpResponseStatus.BAD_REQUEST, true);
+            return;
+        }
+        RouteTable table = routes.get();
+        Route route = table.lookup(host);
+        if (route == null) {
+            // Never forwarded anywhere: an unknown name (or another host in an absolute URI) is not ours to serve.
+            respond(HttpResponseStatus.NOT_FOUND, hasBody || !HttpUtil.isKeepAlive(request));
+            return;
+        }
+        long maxBody = route.site().maxBody();
+        if (maxBody > 0 && HttpUtil.getContentLength(request, 0L) > maxBody) {
+            respond(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, true);
+            return;
+        }
+        boolean keepAlive = HttpUtil.isKeepAlive(request);
+        boolean upgrade = isUpgrade(headers);
+        boolean chunked = HttpUtil.isTransferEncodingChunked(request);
+        CharSequence upgradeTo = upgrade ? headers.get(HttpHeaderNames.UPGRADE) : null;
+        HopByHop.strip(headers);
+        if (chunked) {
+            headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+        }
+        if (upgradeTo != null) {
+            headers.set(HttpHeaderNames.UPGRADE, upgradeTo);
+            headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE);
+        }
+        ForwardedHeaders.apply(headers, clientIp, scheme, headers.get(HttpHeaderNames.HOST));
+        request.setProtocolVersion(HttpVersion.HTTP_1_1);
+        exchange = new ProxyExchange(this, ctx, route, request, keepAlive, http10, upgrade, hasBody);
+        exchange.start();
+    }
+
+    private static boolean isUpgrade(HttpHeaders headers) {
+        return headers.contains(HttpHeaderNames.UPGRADE)
+                && headers.containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE, true);
+    }
+
+    private static HttpResponseStatus statusFor(Throwable cause) {
+        if (cause instanceof TooLongHttpHeaderException) {
+            return HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
+        }
+        if (cause instanceof TooLongHttpLineException) {
+            return HttpResponseStatus.REQUEST_URI_TOO_LONG;
+        }
+        if (cause instanceof TooLongFrameException) {
+            return HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
+        }
+        return HttpResponseStatus.BAD_REQUEST;
+    }
+
+    /** Answers the current request locally, with no exchange; closes after it when {@code close}. */
+    void respond(HttpResponseStatus status, boolean close) {
+        ChannelFuture written = ctx.writeAndFlush(ErrorPages.response(status, close));
+        if (close) {
+            closing = true;
+            releaseLater();
+            written.addListener(ChannelFutureListener.CLOSE);
+        } else {
+            timeouts.awaitRequest();
+        }
+    }
+
+    /** Called by the exchange when its response has been written in full (or it was answered locally). */
+    void exchangeDone(ProxyExchange done, boolean closeConnection) {
+        if (exchange != done) {
+            return;
+        }
+        exchange = null;
+        if (closeConnection || closing) {
+            closing = true;
+            releaseLater();
+            return;
+        }
+        timeouts.awaitRequest();
+        Object msg;
+        while (!closing && (msg = later.peek()) != null
+                && (exchange == null || !exchange.requestReceived())) {
+            later.poll();
+            handle(msg);
+        }
+        if (exchange != null) {
+            exchange.clientReadComplete();
+        } else if (!closing) {
+            ctx.read();
+        }
+    }
+
+    /** The exchange gave up on the connection (e.g. a backend failed mid-response). */
+    void abortConnection() {
+        closing = true;
+        exchange = null;
+        releaseLater();
+        ctx.close();
+    }
+
+    /**
+     * After a 101 from the backend, turns this connection into a raw byte relay to {@code backend}: the HTTP codec,
+     * the timeouts and this handler leave the pipeline. Bytes the decoder still held flow into the relay.
+     */
+    void switchToRelay(Channel backend) {
+        exchange = null;
+        releaseLater();
+        ChannelPipeline pipeline = ctx.pipeline();
+        pipeline.replace(this, "relay", new RawRelay(backend));
+        if (pipeline.get(TIMEOUTS_NAME) != null) {
+            pipeline.remove(TIMEOUTS_NAME);
+        }
+        pipeline.remove(CODEC_NAME);
+    }
+
+    private void releaseLater() {
+        Object msg;
+        while ((msg = later.poll()) != null) {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package dev.usher.route;
+
+import dev.usher.config.Site;
+import dev.usher.config.UsherConfig;
+import dev.usher.upstream.UpstreamGroup;
+import dev.usher.upstream.UpstreamPool;
+import dev.usher.upstream.UpstreamPools;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An immutable snapshot of host → route, compiled from one {@link UsherConfig}. Matching is exact first, then a
+ * one-label wildcard ({@code *.example.com} matches {@code a.example.com}, not {@code a.b.example.com} nor
+ * {@code example.com}); case-insensitive; the port in Host is ignored.
+ */
+public final class RouteTable {
+    private final UsherConfig config;
+    private final Map<String, Route> exact;
+    /** Keyed by the part after {@code *.}, e.g. {@code example.com} for {@code *.example.com}. */
+    private final Map<String, Route> wildcard;
+
+    private RouteTable(UsherConfig config, Map<String, Route> exact, Map<String, Route> wildcard) {
+        this.config = config;
+        this.exact = exact;
+        this.wildcard = wildcard;
+    }
+
+    /** Builds the table for {@code config}, taking backend pools from {@code pools} (shared across generations). */
+    public static RouteTable compile(UsherConfig config, UpstreamPools pools) {
+        Map<String, Route> exact = new HashMap<>();
+        Map<String, Route> wildcard = new HashMap<>();
+        for (Site site : config.sites()) {
+            List<UpstreamPool> group = new ArrayList<>(site.upstreams().size());
+            site.upstreams().forEach(u -> group.add(pools.pool(u)));
+            Route route = new Route(site, new UpstreamGroup(group));
+            if (site.wildcard()) {
+                wildcard.put(site.name().substring(2), route);
+            } else {
+                exact.put(site.name(), route);
+            }
+        }
+        return new RouteTable(config, Map.copyOf(exact), Map.copyOf(wildcard));
+    }
+
+    /** The configuration this table was compiled from. */
+    public UsherConfig config() {
+        return config;
+    }
+
+    /** The route for a Host header value (port and case ignored), or null when no site has that name. */
+    public Route lookup(String hostHeader) {
+        String host = HostNames.normalize(hostHeader);
+        if (host == null) {
+            return null;
+        }
+        Route route = exact.get(host);
+        if (route != null || wildcard.isEmpty()) {
+            return route;
+        }
+        int dot = host.indexOf('.');
+        return dot > 0 ? wildcard.get(host.substring(dot + 1)) : null;
+    }
+
+    /** Number of sites, for logs. */
+    public int size() {
+        return exact.size() + wildcard.size();
+    }
+}

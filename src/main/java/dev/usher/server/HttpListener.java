@@ -1,0 +1,68 @@
+package dev.usher.server;
+
+import dev.usher.config.ListenAddress;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.SocketException;
+
+/** One bound TCP listener. Accepted connections are spread over the same event loops that serve them. */
+public final class HttpListener implements AutoCloseable {
+    private final Channel channel;
+
+    private HttpListener(Channel channel) {
+        this.channel = channel;
+    }
+
+    /** Binds {@code address}; throws {@link ListenException} with a plain explanation when it cannot. */
+    public static HttpListener bind(ListenAddress address, Transport transport, EventLoopGroup loops,
+                                    ChannelHandler initializer) throws ListenException {
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(loops)
+                .channel(transport.serverChannel())
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.AUTO_READ, false)
+                .childHandler(initializer);
+        InetSocketAddress socket = address.anyHost()
+                ? new InetSocketAddress(address.port())
+                : new InetSocketAddress(address.host(), address.port());
+        try {
+            return new HttpListener(bootstrap.bind(socket).syncUninterruptibly().channel());
+        } catch (Exception e) {
+            throw new ListenException(explain(address, e), e);
+        }
+    }
+
+    private static String explain(ListenAddress address, Exception e) {
+        String message = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
+        if (message.contains("permission denied") || message.contains("eacces")) {
+            return "cannot listen on " + address + ": permission denied (ports below 1024 need root or the "
+                    + "CAP_NET_BIND_SERVICE capability; or choose a port like 8080 in listen:)";
+        }
+        if (message.contains("already in use")) {
+            return "cannot listen on " + address + ": the address is already in use (is another server running?)";
+        }
+        if (e instanceof BindException || e instanceof SocketException) {
+            return "cannot listen on " + address + ": " + e.getMessage();
+        }
+        return "cannot listen on " + address + ": " + e;
+    }
+
+    /** The address actually bound (the real port when 0 was asked for). */
+    public InetSocketAddress address() {
+        return (InetSocketAddress) channel.localAddress();
+    }
+
+    /** Stops accepting; connections already open are not touched. */
+    @Override
+    public void close() {
+        channel.close().syncUninterruptibly();
+    }
+}

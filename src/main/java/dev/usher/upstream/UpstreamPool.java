@@ -1,0 +1,76 @@
+package dev.usher.upstream;
+
+import dev.usher.config.UpstreamAddress;
+import dev.usher.server.Transport;
+import io.netty.channel.EventLoop;
+import io.netty.resolver.AddressResolverGroup;
+import io.netty.util.concurrent.Future;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Keep-alive connections to one backend address: one {@link LoopPool} per event loop, made on first use. Bounded in
+ * idle connections per loop; connections idle longer than the idle timeout are closed.
+ */
+public final class UpstreamPool {
+    private final UpstreamAddress address;
+    private final Transport transport;
+    private final AddressResolverGroup<InetSocketAddress> resolver;
+    private final int maxIdlePerLoop;
+    private final Duration idleTimeout;
+    private final Map<EventLoop, LoopPool> loops = new ConcurrentHashMap<>();
+
+    UpstreamPool(UpstreamAddress address, Transport transport, AddressResolverGroup<InetSocketAddress> resolver,
+                 int maxIdlePerLoop, Duration idleTimeout) {
+        this.address = address;
+        this.transport = transport;
+        this.resolver = resolver;
+        this.maxIdlePerLoop = maxIdlePerLoop;
+        this.idleTimeout = idleTimeout;
+    }
+
+    /** The backend this pool connects to. */
+    public UpstreamAddress address() {
+        return address;
+    }
+
+    /**
+     * A connection to the backend on {@code loop}: an idle one when there is one, a new one otherwise (or always a
+     * new one when {@code fresh}, for a retry after a stale keep-alive). Must be called on {@code loop}.
+     */
+    public Future<UpstreamConnection> acquire(EventLoop loop, Duration connectTimeout, boolean fresh) {
+        return loops.computeIfAbsent(loop, l -> new LoopPool(this, l)).acquire(connectTimeout, fresh);
+    }
+
+    /** Idle connections held on {@code loop}, for tests and metrics. Must be called on {@code loop}. */
+    public int idleConnections(EventLoop loop) {
+        LoopPool pool = loops.get(loop);
+        return pool == null ? 0 : pool.idleCount();
+    }
+
+    /** Closes every idle connection; leased ones close when their exchange ends. */
+    public void close() {
+        for (LoopPool pool : loops.values()) {
+            pool.loop().execute(pool::close);
+        }
+    }
+
+    Transport transport() {
+        return transport;
+    }
+
+    AddressResolverGroup<InetSocketAddress> resolver() {
+        return resolver;
+    }
+
+    int maxIdlePerLoop() {
+        return maxIdlePerLoop;
+    }
+
+    Duration idleTimeout() {
+        return idleTimeout;
+    }
+}

@@ -1,0 +1,78 @@
+package dev.usher;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The command line: check, version, help and the errors for bad use. */
+class MainTest {
+    @TempDir
+    Path dir;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... args) {
+        return new Main(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8))
+                .execute(args);
+    }
+
+    @Test
+    void checkAcceptsAValidFile() throws Exception {
+        Path file = dir.resolve("usher.yaml");
+        Files.writeString(file, "sites:\n  app1.example.com: app1:80\n  app2.example.com: app2:80\n");
+        assertThat(run("check", "--config", file.toString())).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("OK, 2 site(s)");
+    }
+
+    @Test
+    void checkListsEveryErrorWithItsPositionAndExitsOne() throws Exception {
+        Path file = dir.resolve("bad.yaml");
+        Files.writeString(file, "sites:\n  app1.example.com: app1:99999\n  app2.example.com: {to: app2:80, max_bdy: 1MiB}\n");
+        assertThat(run("check", "--config", file.toString())).isEqualTo(1);
+        String errors = err.toString(StandardCharsets.UTF_8);
+        assertThat(errors).contains(file + ":2:21:").contains("65535");
+        assertThat(errors).contains(file + ":3:").contains("did you mean \"max_body\"");
+        assertThat(errors).contains("2 error(s)");
+    }
+
+    @Test
+    void checkOfAMissingFileSaysSo() {
+        assertThat(run("check", "--config", dir.resolve("nope.yaml").toString())).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("no such file");
+    }
+
+    @Test
+    void runRefusesToStartOnAnInvalidConfig() throws Exception {
+        Path file = dir.resolve("bad.yaml");
+        Files.writeString(file, "listen: {http: \"127.0.0.1:0\"}\nsites:\n  bad name: x:1\n");
+        assertThat(run("run", "--config", file.toString())).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("not started");
+    }
+
+    @Test
+    void versionAndHelp() {
+        assertThat(run("version")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("usher ");
+        assertThat(run("--help")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("usher run").contains("usher check");
+    }
+
+    @Test
+    void unknownCommandIsAnError() {
+        assertThat(run("frobnicate")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("unknown command");
+    }
+
+    @Test
+    void theBuiltInDemoConfigIsValid() throws Exception {
+        assertThat(dev.usher.config.ConfigLoader.parse(Main.demoConfig(9999), "demo").sites()).hasSize(3);
+    }
+}
