@@ -362,8 +362,9 @@ final class ProxyExchange implements UpstreamListener {
         if (cause != null) {
             LOG.log(Level.DEBUG, "{0}: backend {1} failed: {2}", route.site().name(), pool.address(), cause);
         }
+        boolean wasReused = upstream != null && upstream.reused();
         upstream = null;
-        if (!responseStarted && replayable && !retried && headSent && requestSent) {
+        if (!responseStarted && wasReused && replayable && !retried && headSent && requestSent) {
             // A kept-alive connection the backend had just closed: nothing was processed, so send it again once,
             // on a new connection. Only for bodiless idempotent requests, as Go's and nginx's proxies do.
             retried = true;
