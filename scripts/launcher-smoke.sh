@@ -9,7 +9,8 @@
 # of the checkout under $TMPDIR, and so do the fake-JDK checks: fake `java` scripts that print the flags they
 # were given.
 #
-# The last line of output is "N passed, N failed" (read by CI); exit code 1 when any check failed.
+# The last line of output is "launcher smoke test: N of M checks passed"; exit code 1 when any check failed.
+# (./run-tests adds these checks to Surefire's count in the closing "N passed, N failed" line that CI reads.)
 #
 # The conditions below are single-quoted strings for eval, expanded when checked; some variables are read
 # only there.
@@ -235,5 +236,5 @@ else
 fi
 
 echo
-echo "$passed passed, $failed failed"
+echo "launcher smoke test: $passed of $((passed + failed)) checks passed"
 ((failed == 0))
