@@ -4,6 +4,7 @@ import dev.usher.config.ConfigError;
 import dev.usher.config.ConfigException;
 import dev.usher.config.ConfigLoader;
 import dev.usher.config.UsherConfig;
+import dev.usher.rules.PasswordHashCommand;
 import dev.usher.server.ListenException;
 import dev.usher.server.Transport;
 import dev.usher.whoami.Whoami;
@@ -54,6 +55,7 @@ public final class Main {
                 LogFormat.install(false);
                 yield Whoami.runCli(rest);
             }
+            case "hash-password" -> PasswordHashCommand.run(rest, System.in, out, err);
             case "version", "--version", "-v" -> {
                 out.println("usher " + version() + " (Java " + Runtime.version().feature() + ", "
                         + Transport.best().name() + ")");
@@ -203,6 +205,8 @@ public final class Main {
                   usher check [--config FILE]           validate a config file; exit 1 and list every error if bad
                   usher whoami [--listen ADDR] [--name NAME]
                                                         a tiny backend that answers with the request it saw
+                  usher hash-password [--password-stdin]
+                                                        a bcrypt hash for basic_auth in the config
                   usher version                         print the version
                   usher --help                          this text
 

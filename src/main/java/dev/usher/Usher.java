@@ -5,6 +5,7 @@ import dev.usher.protocol.ConnectionLimiter;
 import dev.usher.protocol.Http1Initializer;
 import dev.usher.route.RouteTable;
 import dev.usher.route.RouteTableHolder;
+import dev.usher.rules.RuleServices;
 import dev.usher.server.CpuBudget;
 import dev.usher.server.HttpListener;
 import dev.usher.server.ListenException;
@@ -25,12 +26,15 @@ public final class Usher implements AutoCloseable {
 
     private final EventLoopGroup loops;
     private final UpstreamPools pools;
+    private final RuleServices services;
     private final RouteTableHolder routes;
     private final HttpListener http;
 
-    private Usher(EventLoopGroup loops, UpstreamPools pools, RouteTableHolder routes, HttpListener http) {
+    private Usher(EventLoopGroup loops, UpstreamPools pools, RuleServices services, RouteTableHolder routes,
+                  HttpListener http) {
         this.loops = loops;
         this.pools = pools;
+        this.services = services;
         this.routes = routes;
         this.http = http;
     }
@@ -45,8 +49,12 @@ public final class Usher implements AutoCloseable {
         Transport transport = Transport.best();
         EventLoopGroup loops = transport.newGroup(threads, "loop");
         UpstreamPools pools = new UpstreamPools(transport);
+        RuleServices services = new RuleServices();
+        RouteTable table = null;
         try {
-            RouteTableHolder routes = new RouteTableHolder(RouteTable.compile(config, pools));
+            table = RouteTable.compile(config, pools, services);
+            table.startHealthChecks(loops, transport);
+            RouteTableHolder routes = new RouteTableHolder(table);
             ConnectionLimiter limiter = new ConnectionLimiter(config.limits().connections());
             HttpListener http = HttpListener.bind(config.listen().http(), transport, loops,
                     new Http1Initializer(routes, limiter));
@@ -55,8 +63,12 @@ public final class Usher implements AutoCloseable {
                             + "available to this process: {3}{4}); {5} site(s) from {6}",
                     hostPort(http.address()), threads, transport.name(), Runtime.getRuntime().availableProcessors(),
                     machine > 0 ? ", on the machine: " + machine : "", config.sites().size(), config.source());
-            return new Usher(loops, pools, routes, http);
+            return new Usher(loops, pools, services, routes, http);
         } catch (ListenException | RuntimeException e) {
+            if (table != null) {
+                table.close();
+            }
+            services.close();
             pools.close();
             loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             throw e;
@@ -82,6 +94,8 @@ public final class Usher implements AutoCloseable {
     @Override
     public void close() {
         http.close();
+        routes.get().close();
+        services.close();
         pools.close();
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }

@@ -5,6 +5,7 @@ import dev.usher.config.NodeWalker.Keys;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -15,27 +16,27 @@ import org.snakeyaml.engine.v2.nodes.Tag;
 
 /**
  * Reads the top of the file and the global sections ({@code listen}, {@code data}, {@code timeouts},
- * {@code limits}), then hands {@code sites} to {@link SitesReader}. Absent settings take their defaults; a section
- * left empty ({@code timeouts:} with nothing under it) counts as absent.
+ * {@code limits}, {@code trusted_proxies}), then hands {@code sites} to {@link SitesReader}. Absent settings take
+ * their defaults; a section left empty ({@code timeouts:} with nothing under it) counts as absent.
  */
 final class ConfigReader {
     static final ListenAddress DEFAULT_HTTP = new ListenAddress("", 80);
 
-    private static final Keys TOP = Keys.of("listen", "data", "timeouts", "limits", "sites")
-            .withAliases(Map.of("listeners", "listen", "data_dir", "data", "datadir", "data",
-                    "storage", "data", "hosts", "sites", "servers", "sites"))
-            .withMisplaced(Map.of(
-                    "http", "\"http\" belongs under listen:",
-                    "connect", "\"connect\" belongs under timeouts:",
-                    "response", "\"response\" belongs under timeouts:",
-                    "header", "\"header\" belongs under timeouts:",
-                    "idle", "\"idle\" belongs under timeouts:",
-                    "header_size", "\"header_size\" belongs under limits:",
-                    "max_body", "\"max_body\" belongs under limits: (or in a site)",
-                    "connections", "\"connections\" belongs under limits:"));
+    private static final Keys TOP = Keys.of("listen", "data", "timeouts", "limits", "sites", "trusted_proxies")
+            .withAliases(Map.ofEntries(Map.entry("listeners", "listen"), Map.entry("data_dir", "data"),
+                    Map.entry("datadir", "data"), Map.entry("storage", "data"), Map.entry("hosts", "sites"),
+                    Map.entry("servers", "sites"), Map.entry("trusted_proxy", "trusted_proxies"),
+                    Map.entry("trusted", "trusted_proxies"), Map.entry("trusted_ips", "trusted_proxies"),
+                    Map.entry("trusted_networks", "trusted_proxies"), Map.entry("proxies", "trusted_proxies"),
+                    Map.entry("real_ip_from", "trusted_proxies"), Map.entry("set_real_ip_from", "trusted_proxies")))
+            .withMisplaced(misplacedAtTop());
     private static final Keys LISTEN = Keys.of("http");
     private static final Keys TIMEOUTS = Keys.of("connect", "response", "header", "idle")
-            .withAliases(Map.of("dial", "connect", "read", "response", "keepalive", "idle", "keep_alive", "idle"));
+            .withAliases(Map.of("dial", "connect", "keepalive", "idle", "keep_alive", "idle"))
+            .withMisplaced(Map.of(
+                    "read", "\"read\" can only be set per site, under timeouts: in a site",
+                    "write", "\"write\" can only be set per site, under timeouts: in a site",
+                    "websocket", "\"websocket\" can only be set per site, under timeouts: in a site"));
     private static final Keys LIMITS = Keys.of("header_size", "max_body", "connections")
             .withAliases(Map.of("max_header_size", "header_size", "body_size", "max_body",
                     "max_body_size", "max_body", "max_connections", "connections"));
@@ -64,7 +65,27 @@ final class ConfigReader {
         Limits limits = section(top.get("limits")).map(this::limits).orElse(Limits.DEFAULTS);
         List<Site> sites = section(top.get("sites"))
                 .map(f -> new SitesReader(walker, values).read(f, timeouts, limits)).orElse(List.of());
-        return new UsherConfig(source, listen, data, timeouts, limits, sites);
+        List<Cidr> trustedProxies = section(top.get("trusted_proxies"))
+                .flatMap(f -> values.cidrs(f, true, "")).orElse(List.of());
+        return new UsherConfig(source, listen, data, timeouts, limits, sites, trustedProxies);
+    }
+
+    /** Keys of other sections written at the top, each with where it belongs. */
+    private static Map<String, String> misplacedAtTop() {
+        Map<String, String> misplaced = new HashMap<>(Map.of(
+                "http", "\"http\" belongs under listen:",
+                "connect", "\"connect\" belongs under timeouts:",
+                "response", "\"response\" belongs under timeouts:",
+                "header", "\"header\" belongs under timeouts:",
+                "idle", "\"idle\" belongs under timeouts:",
+                "header_size", "\"header_size\" belongs under limits:",
+                "max_body", "\"max_body\" belongs under limits: (or in a site)",
+                "connections", "\"connections\" belongs under limits:"));
+        for (String key : List.of("to", "redirect", "respond", "policy", "health", "headers", "request_headers",
+                "security_headers", "gzip", "compress", "basic_auth", "allow", "deny", "rate_limit")) {
+            misplaced.put(key, "\"" + key + "\" is a site setting; put it under a site in sites:");
+        }
+        return Map.copyOf(misplaced);
     }
 
     /** The field when present with something in it; a section written with no value counts as absent. */

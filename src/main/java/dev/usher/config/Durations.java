@@ -79,6 +79,23 @@ final class Durations {
         return total;
     }
 
+    /** A duration in the file's own notation, largest units first: {@code 1h30m}, {@code 2s}, {@code 1s500ms}. */
+    static String format(Duration duration) {
+        long nanos = duration.toNanos();
+        if (nanos < NANOS[3]) {
+            return nanos + "ns";
+        }
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < UNITS.length; i++) {
+            long count = nanos / NANOS[i];
+            if (count > 0) {
+                out.append(count).append(UNITS[i]);
+                nanos -= count * NANOS[i];
+            }
+        }
+        return out.toString();
+    }
+
     private static BadValue invalid(String text) {
         return new BadValue("invalid duration \"" + text + "\"; use a number with a unit: " + EXAMPLES);
     }

@@ -42,20 +42,27 @@ final class NodeWalker {
      * The keys a mapping may have.
      *
      * @param allowed   the valid keys, in the order error messages list them
-     * @param aliases   lower-case words people write instead of a valid key, mapped to it
+     * @param aliases   lower-case words people write instead of a valid key, mapped to it (suggested, not accepted)
      * @param misplaced valid keys of other sections, mapped to a message saying where they belong
+     * @param synonyms  other spellings accepted as they are, mapped to the valid key they stand for
+     *                  ({@code compress} for {@code gzip}); giving both is an error
      */
-    record Keys(List<String> allowed, Map<String, String> aliases, Map<String, String> misplaced) {
+    record Keys(List<String> allowed, Map<String, String> aliases, Map<String, String> misplaced,
+                Map<String, String> synonyms) {
         static Keys of(String... allowed) {
-            return new Keys(List.of(allowed), Map.of(), Map.of());
+            return new Keys(List.of(allowed), Map.of(), Map.of(), Map.of());
         }
 
         Keys withAliases(Map<String, String> more) {
-            return new Keys(allowed, more, misplaced);
+            return new Keys(allowed, more, misplaced, synonyms);
         }
 
         Keys withMisplaced(Map<String, String> more) {
-            return new Keys(allowed, aliases, more);
+            return new Keys(allowed, aliases, more, synonyms);
+        }
+
+        Keys withSynonyms(Map<String, String> more) {
+            return new Keys(allowed, aliases, misplaced, more);
         }
     }
 
@@ -105,15 +112,22 @@ final class NodeWalker {
 
     /**
      * The entries of a settings mapping by key. Also reports keys not in {@code keys}, suggesting the one probably
-     * meant, and leaves them out.
+     * meant, and leaves them out. A synonym is filed under the key it stands for (the field keeps the key and path
+     * as written); a synonym given beside its key is reported and left out.
      */
     Map<String, Field> fields(Node node, YamlPath path, String expected, Keys keys) {
         Map<String, Field> known = new LinkedHashMap<>();
         for (Field field : entries(node, path, expected, "key")) {
-            if (keys.allowed().contains(field.key())) {
-                known.put(field.key(), field);
-            } else {
+            String key = keys.allowed().contains(field.key()) ? field.key() : keys.synonyms().get(field.key());
+            if (key == null) {
                 error(field.keyNode(), field.path(), unknownKey(field.key(), keys));
+            } else if (known.containsKey(key)) {
+                Field first = known.get(key);
+                error(field.keyNode(), field.path(), "\"" + field.key() + "\" and \"" + first.key()
+                        + "\" are the same setting, already given on line " + ErrorList.line(first.keyNode())
+                        + "; keep one");
+            } else {
+                known.put(key, field);
             }
         }
         return known;
@@ -124,7 +138,9 @@ final class NodeWalker {
         if (where != null) {
             return where;
         }
-        return Suggestions.closest(key, keys.allowed(), keys.aliases())
+        List<String> candidates = new ArrayList<>(keys.allowed());
+        candidates.addAll(keys.synonyms().keySet().stream().sorted().toList());
+        return Suggestions.closest(key, candidates, keys.aliases())
                 .map(s -> "unknown key \"" + key + "\"; did you mean \"" + s + "\"?")
                 .orElse("unknown key \"" + key + "\"; expected one of: " + String.join(", ", keys.allowed()));
     }

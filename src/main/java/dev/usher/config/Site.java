@@ -4,23 +4,36 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * One site: a host name (or a one-label wildcard) and the backends it forwards to, with its effective options
- * (the global defaults already applied).
+ * One site: a host name (or a one-label wildcard) and the backends it forwards to, or the redirect or fixed answer
+ * it gives instead, with its effective options (the global defaults already applied).
  *
  * @param name            lower-case host name as written, without scheme: {@code app.example.com},
  *                        {@code *.dev.example.com}, {@code localhost}, {@code 127.0.0.1}
  * @param plainHttp       true when written with {@code http://}: served over plain HTTP only
- * @param upstreams       one or more backends, in file order
+ * @param upstreams       the backends, in file order: one or more for a site that forwards, none for a site that
+ *                        redirects ({@code traffic.redirect()}) or answers itself ({@code traffic.respond()})
  * @param maxBody         largest request body in bytes, 0 for no limit
  * @param connectTimeout  time to connect to a backend
  * @param responseTimeout time to wait for a backend's response head and between its bytes
  * @param line            1-based line of the site's key in the file (0 when not from a file)
  * @param column          1-based column of the site's key in the file
+ * @param traffic         compression, balancing, header edits, redirects, access control, rate limits
  */
 public record Site(String name, boolean plainHttp, List<UpstreamAddress> upstreams, long maxBody,
-                   Duration connectTimeout, Duration responseTimeout, int line, int column) {
+                   Duration connectTimeout, Duration responseTimeout, int line, int column, SiteTraffic traffic) {
     public Site {
         upstreams = List.copyOf(upstreams);
+    }
+
+    /** A site with the default traffic options. */
+    public Site(String name, boolean plainHttp, List<UpstreamAddress> upstreams, long maxBody,
+                Duration connectTimeout, Duration responseTimeout, int line, int column) {
+        this(name, plainHttp, upstreams, maxBody, connectTimeout, responseTimeout, line, column, SiteTraffic.DEFAULTS);
+    }
+
+    /** True when the site forwards requests to backends; false when it redirects or answers itself. */
+    public boolean forwards() {
+        return !upstreams.isEmpty();
     }
 
     /** True for a {@code *.example.com} name, which matches exactly one label in place of the star. */

@@ -4,31 +4,82 @@ import dev.usher.config.NodeWalker.Field;
 import dev.usher.config.NodeWalker.Keys;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.Stream;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
+import org.snakeyaml.engine.v2.nodes.ScalarNode;
 import org.snakeyaml.engine.v2.nodes.SequenceNode;
 
 /**
  * Reads {@code sites:}: each key a site name, each value either upstreams (one address, or a list) or a mapping of
- * site settings ({@code to}, {@code max_body}, {@code timeouts}). Applies the global defaults, so every {@link Site}
- * carries its effective values. Two keys that name the same site once normalised are an error.
+ * site settings ({@code to}, {@code max_body}, {@code timeouts} and the traffic options {@link TrafficReader} reads).
+ * Applies the global defaults, so every {@link Site} carries its effective values. Two keys that name the same site
+ * once normalised are an error. A site forwards ({@code to}), redirects ({@code redirect}) or answers itself
+ * ({@code respond}); the last two have no upstreams.
  */
 final class SitesReader {
     private static final String UPSTREAM = "an upstream address such as " + Upstreams.EXAMPLE;
-    private static final Keys SITE = Keys.of("to", "max_body", "timeouts")
-            .withAliases(Map.of("upstream", "to", "upstreams", "to", "backend", "to", "backends", "to",
-                    "proxy", "to", "target", "to", "targets", "to", "reverse_proxy", "to"))
-            .withMisplaced(Map.of(
-                    "connect", "\"connect\" belongs under timeouts: in this site",
-                    "response", "\"response\" belongs under timeouts: in this site",
-                    "header_size", "\"header_size\" can only be set for all sites, under the top-level limits:",
-                    "connections", "\"connections\" can only be set for all sites, under the top-level limits:"));
-    private static final Keys SITE_TIMEOUTS = Keys.of("connect", "response")
-            .withAliases(Map.of("dial", "connect", "read", "response"))
+    private static final String PICK_ONE =
+            "a site forwards (to:), redirects (redirect:) or answers itself (respond:) \u2014 pick one";
+    private static final Keys SITE = Keys.of("to", "redirect", "respond", "max_body", "timeouts", "policy",
+                    "health", "headers", "request_headers", "security_headers", "gzip", "basic_auth", "allow", "deny",
+                    "rate_limit")
+            .withSynonyms(Map.of("compress", "gzip"))
+            .withAliases(Map.ofEntries(
+                    Map.entry("upstream", "to"), Map.entry("upstreams", "to"), Map.entry("backend", "to"),
+                    Map.entry("backends", "to"), Map.entry("proxy", "to"), Map.entry("target", "to"),
+                    Map.entry("targets", "to"), Map.entry("reverse_proxy", "to"),
+                    Map.entry("redir", "redirect"), Map.entry("redirect_to", "redirect"),
+                    Map.entry("return", "respond"), Map.entry("static_response", "respond"),
+                    Map.entry("answer", "respond"),
+                    Map.entry("lb_policy", "policy"), Map.entry("load_balancing", "policy"),
+                    Map.entry("balancing", "policy"), Map.entry("lb", "policy"),
+                    Map.entry("health_check", "health"), Map.entry("health_checks", "health"),
+                    Map.entry("healthcheck", "health"),
+                    Map.entry("response_headers", "headers"), Map.entry("header", "headers"),
+                    Map.entry("header_down", "headers"), Map.entry("add_header", "headers"),
+                    Map.entry("header_up", "request_headers"), Map.entry("proxy_set_header", "request_headers"),
+                    Map.entry("security", "security_headers"), Map.entry("secure_headers", "security_headers"),
+                    Map.entry("hsts", "security_headers"),
+                    Map.entry("compression", "gzip"), Map.entry("encode", "gzip"),
+                    Map.entry("auth", "basic_auth"), Map.entry("basicauth", "basic_auth"),
+                    Map.entry("users", "basic_auth"), Map.entry("htpasswd", "basic_auth"),
+                    Map.entry("whitelist", "allow"), Map.entry("allowlist", "allow"), Map.entry("allow_from", "allow"),
+                    Map.entry("blacklist", "deny"), Map.entry("denylist", "deny"), Map.entry("deny_from", "deny"),
+                    Map.entry("block", "deny"),
+                    Map.entry("ratelimit", "rate_limit"), Map.entry("throttle", "rate_limit"),
+                    Map.entry("limit_req", "rate_limit")))
+            .withMisplaced(Map.ofEntries(
+                    Map.entry("connect", "\"connect\" belongs under timeouts: in this site"),
+                    Map.entry("response", "\"response\" belongs under timeouts: in this site"),
+                    Map.entry("read", "\"read\" belongs under timeouts: in this site"),
+                    Map.entry("write", "\"write\" belongs under timeouts: in this site"),
+                    Map.entry("websocket", "\"websocket\" belongs under timeouts: in this site"),
+                    Map.entry("header_size", "\"header_size\" can only be set for all sites, under the top-level "
+                            + "limits:"),
+                    Map.entry("connections", "\"connections\" can only be set for all sites, under the top-level "
+                            + "limits:"),
+                    Map.entry("idle", "\"idle\" can only be set for all sites, under the top-level timeouts:"),
+                    Map.entry("trusted_proxies", "\"trusted_proxies\" can only be set for all sites, at the top "
+                            + "level"),
+                    Map.entry("path", "\"path\" belongs under health: in this site"),
+                    Map.entry("interval", "\"interval\" belongs under health: in this site"),
+                    Map.entry("max_fails", "\"max_fails\" belongs under health: in this site"),
+                    Map.entry("fail_timeout", "\"fail_timeout\" belongs under health: in this site"),
+                    Map.entry("requests", "\"requests\" belongs under rate_limit: in this site"),
+                    Map.entry("burst", "\"burst\" belongs under rate_limit: in this site"),
+                    Map.entry("status", "\"status\" belongs under redirect: or respond: in this site"),
+                    Map.entry("body", "\"body\" belongs under respond: in this site"),
+                    Map.entry("content_type", "\"content_type\" belongs under respond: in this site")));
+    private static final Keys SITE_TIMEOUTS = Keys.of("connect", "response", "read", "write", "websocket")
+            .withAliases(Map.of("dial", "connect", "ws", "websocket", "websocket_idle", "websocket",
+                    "upgrade", "websocket", "tunnel", "websocket"))
             .withMisplaced(Map.of(
                     "header", "\"header\" can only be set for all sites, under the top-level timeouts:",
                     "idle", "\"idle\" can only be set for all sites, under the top-level timeouts:"));
@@ -91,6 +142,11 @@ final class SitesReader {
                     + "the colon, as in " + field.key() + ": " + Upstreams.EXAMPLE);
             return Optional.empty();
         }
+        if (value instanceof ScalarNode scalar && scalar.getValue().indexOf('{') >= 0) {
+            walker.error(value, field.path(), "an upstream address has no placeholders; to redirect, write "
+                    + "{redirect: \"" + scalar.getValue() + "\"}");
+            return Optional.empty();
+        }
         return upstreams(value, field.path(), UPSTREAM)
                 .map(ups -> new Site(name.name(), name.plainHttp(), ups, limits.maxBody(), timeouts.connect(),
                         timeouts.response(), ErrorList.line(field.keyNode()), ErrorList.column(field.keyNode())));
@@ -99,29 +155,59 @@ final class SitesReader {
     private Optional<Site> longForm(Field field, SiteNames.SiteName name, Timeouts timeouts, Limits limits) {
         Map<String, Field> fields = walker.fields(field.value(), field.path(), "a mapping of site settings", SITE);
         Field to = fields.get("to");
+        boolean oneAction = exactlyOneAction(field, fields);
         Optional<List<UpstreamAddress>> upstreams = Optional.empty();
-        if (to == null) {
-            walker.error(field.keyNode(), field.path(), "missing \"to\": the upstream address, or a list of them");
-        } else if (NodeWalker.isNull(to.value())) {
+        if (to != null && NodeWalker.isNull(to.value())) {
             walker.typeError(to.value(), to.path(), "an upstream address or a list of them");
-        } else {
+        } else if (to != null) {
             upstreams = upstreams(to.value(), to.path(), "an upstream address or a list of them");
         }
         long maxBody = Optional.ofNullable(fields.get("max_body"))
                 .flatMap(f -> values.size(f, 0, Long.MAX_VALUE)).orElse(limits.maxBody());
-        Duration connect = timeouts.connect();
-        Duration response = timeouts.response();
-        Field siteTimeouts = fields.get("timeouts");
-        if (siteTimeouts != null && !NodeWalker.isNull(siteTimeouts.value())) {
-            Map<String, Field> t = walker.fields(siteTimeouts.value(), siteTimeouts.path(),
-                    "a mapping of timeouts (connect, response)", SITE_TIMEOUTS);
-            connect = Optional.ofNullable(t.get("connect")).flatMap(values::duration).orElse(connect);
-            response = Optional.ofNullable(t.get("response")).flatMap(values::duration).orElse(response);
+        SiteTraffic d = SiteTraffic.DEFAULTS;
+        Map<String, Field> t = Optional.ofNullable(fields.get("timeouts")).filter(f -> !NodeWalker.isNull(f.value()))
+                .map(f -> walker.fields(f.value(), f.path(), "a mapping of timeouts ("
+                        + String.join(", ", SITE_TIMEOUTS.allowed()) + ")", SITE_TIMEOUTS))
+                .orElse(Map.of());
+        Duration connect = duration(t, "connect", timeouts.connect());
+        Duration response = duration(t, "response", timeouts.response());
+        SiteTraffic traffic = new TrafficReader(walker, values).read(fields, to != null || !oneAction,
+                duration(t, "read", d.readTimeout()), duration(t, "write", d.writeTimeout()),
+                duration(t, "websocket", d.websocketIdle()));
+        if (!oneAction) {
+            return Optional.empty();
         }
-        Duration c = connect;
-        Duration r = response;
-        return upstreams.map(ups -> new Site(name.name(), name.plainHttp(), ups, maxBody, c, r,
-                ErrorList.line(field.keyNode()), ErrorList.column(field.keyNode())));
+        int line = ErrorList.line(field.keyNode());
+        int column = ErrorList.column(field.keyNode());
+        if (to != null) {
+            return upstreams.map(ups -> new Site(name.name(), name.plainHttp(), ups, maxBody, connect, response, line,
+                    column, traffic));
+        }
+        if (traffic.redirect() == null && traffic.respond() == null) {
+            return Optional.empty();
+        }
+        return Optional.of(new Site(name.name(), name.plainHttp(), List.of(), maxBody, connect, response, line,
+                column, traffic));
+    }
+
+    /** True when the site has exactly one of to, redirect and respond; otherwise reports what is wrong. */
+    private boolean exactlyOneAction(Field site, Map<String, Field> fields) {
+        List<Field> actions = Stream.of("to", "redirect", "respond").map(fields::get).filter(Objects::nonNull)
+                .sorted(Comparator.comparingInt((Field f) -> ErrorList.line(f.keyNode()))
+                        .thenComparingInt(f -> ErrorList.column(f.keyNode())))
+                .toList();
+        if (actions.isEmpty()) {
+            walker.error(site.keyNode(), site.path(), "missing \"to\": the upstream address, or a list of them");
+            return false;
+        }
+        for (Field extra : actions.subList(1, actions.size())) {
+            walker.error(extra.keyNode(), extra.path(), PICK_ONE);
+        }
+        return actions.size() == 1;
+    }
+
+    private Duration duration(Map<String, Field> fields, String key, Duration fallback) {
+        return Optional.ofNullable(fields.get(key)).flatMap(values::duration).orElse(fallback);
     }
 
     /** One upstream or a list of them; nothing if any is wrong. */

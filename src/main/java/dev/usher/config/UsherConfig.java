@@ -13,10 +13,19 @@ import java.util.List;
  * @param timeouts global time limits; sites may override some
  * @param limits   global size and count limits
  * @param sites    the sites, in file order
+ * @param trustedProxies networks whose {@code X-Forwarded-For} (and {@code CF-Connecting-IP}) Usher believes;
+ *                       empty: the client is the TCP peer, always
  */
 public record UsherConfig(String source, Listen listen, Path dataDir, Timeouts timeouts, Limits limits,
-                          List<Site> sites) {
+                          List<Site> sites, List<Cidr> trustedProxies) {
     public UsherConfig {
         sites = List.copyOf(sites);
+        trustedProxies = List.copyOf(trustedProxies);
+    }
+
+    /** A config that trusts no proxy. */
+    public UsherConfig(String source, Listen listen, Path dataDir, Timeouts timeouts, Limits limits,
+                       List<Site> sites) {
+        this(source, listen, dataDir, timeouts, limits, sites, List.of());
     }
 }

@@ -11,7 +11,7 @@ import io.netty.handler.codec.http.HttpDecoderConfig;
 
 /**
  * Assembles the pipeline of a plain-HTTP client connection: slowloris timeouts on raw bytes, the strict HTTP/1.1
- * codec, then the proxy. Limits and timeouts come from the route table current at accept time.
+ * codec, response compression, then the proxy. Limits and timeouts come from the route table current at accept time.
  */
 public final class Http1Initializer extends ChannelInitializer<Channel> {
     private final RouteTableHolder routes;
@@ -20,6 +20,7 @@ public final class Http1Initializer extends ChannelInitializer<Channel> {
     public Http1Initializer(RouteTableHolder routes, ConnectionLimiter limiter) {
         this.routes = routes;
         this.limiter = limiter;
+        ResponseCompressor.zstdLoaded(); // load the native zstd library at start, not on the first connection
     }
 
     @Override
@@ -33,6 +34,7 @@ public final class Http1Initializer extends ChannelInitializer<Channel> {
         ch.pipeline()
                 .addLast(Http1ProxyHandler.TIMEOUTS_NAME, timeouts)
                 .addLast(Http1ProxyHandler.CODEC_NAME, new Http1ServerCodec(decoderConfig(config.limits())))
+                .addLast(Http1ProxyHandler.COMPRESSOR_NAME, new ResponseCompressor())
                 .addLast("proxy", new Http1ProxyHandler(routes, "http", timeouts));
     }
 

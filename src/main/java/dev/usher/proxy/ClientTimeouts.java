@@ -8,28 +8,35 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * Slowloris defence for one client connection, placed before the HTTP decoder so it sees raw bytes. Between requests
  * the connection may stay idle for {@code timeouts.idle}; once the first byte of a request arrives, the whole head
  * must arrive within {@code timeouts.header} (else 408 and close) — trickling bytes does not extend it. While a
- * request is being served the proxy's own timeouts apply instead.
+ * request body is read, a pause longer than the site's read timeout closes the connection. Otherwise, while a
+ * request is being served, the proxy's own timeouts apply.
  *
- * <p>One timer per connection, re-armed lazily: moving a deadline later costs no rescheduling.
+ * <p>One timer per connection, re-armed lazily: moving a deadline later costs no rescheduling; only an earlier
+ * deadline (a header timeout shorter than the idle one) replaces the armed timer.
  */
 public final class ClientTimeouts extends ChannelInboundHandlerAdapter {
     private static final byte[] REQUEST_TIMEOUT = ("HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\n"
             + "connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
 
-    private enum Phase { IDLE, HEAD, BUSY }
+    private enum Phase { IDLE, HEAD, BODY, BUSY }
 
     private final long idleNanos;
     private final long headerNanos;
     private ChannelHandlerContext ctx;
     private Phase phase = Phase.IDLE;
+    private long bodyNanos;
+    private BooleanSupplier waitingOnClient;
     private long deadline;
-    private boolean timerArmed;
+    private ScheduledFuture<?> timer;
+    private long timerAt;
 
     public ClientTimeouts(Timeouts timeouts) {
         this.idleNanos = timeouts.idle().toNanos();
@@ -43,8 +50,19 @@ public final class ClientTimeouts extends ChannelInboundHandlerAdapter {
     }
 
     /** A whole request head arrived: no client-side limit until {@link #awaitRequest()}. */
-    void requestStarted() {
+    void busy() {
         phase = Phase.BUSY;
+    }
+
+    /**
+     * A request body is being read: while {@code waitingOnClient} says Usher wants more and none arrives for
+     * {@code readTimeoutNanos}, the connection is closed. Time spent waiting on a slow backend does not count.
+     */
+    void awaitBody(long readTimeoutNanos, BooleanSupplier waitingOnClient) {
+        phase = Phase.BODY;
+        bodyNanos = readTimeoutNanos;
+        this.waitingOnClient = waitingOnClient;
+        setDeadline(System.nanoTime() + readTimeoutNanos);
     }
 
     @Override
@@ -66,24 +84,35 @@ public final class ClientTimeouts extends ChannelInboundHandlerAdapter {
         if (phase == Phase.IDLE && msg instanceof ByteBuf buf && buf.isReadable()) {
             phase = Phase.HEAD;
             setDeadline(System.nanoTime() + headerNanos);
+        } else if (phase == Phase.BODY) {
+            deadline = System.nanoTime() + bodyNanos;
         }
         ctx.fireChannelRead(msg);
     }
 
     private void setDeadline(long at) {
         deadline = at;
-        if (!timerArmed) {
-            timerArmed = true;
-            ctx.executor().schedule(this::check, Math.max(0, at - System.nanoTime()), TimeUnit.NANOSECONDS);
+        if (timer != null && timerAt - at <= 0) {
+            return; // the armed timer fires first and re-arms itself for the later deadline
         }
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        timerAt = at;
+        timer = ctx.executor().schedule(this::check, Math.max(0, at - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 
     private void check() {
-        timerArmed = false;
+        timer = null;
         if (!ctx.channel().isActive() || phase == Phase.BUSY) {
             return;
         }
         long left = deadline - System.nanoTime();
+        if (phase == Phase.BODY && !waitingOnClient.getAsBoolean()) {
+            // Usher is not reading (the backend is slow to take the body): the client is not to blame.
+            setDeadline(System.nanoTime() + bodyNanos);
+            return;
+        }
         if (left > 0) {
             setDeadline(deadline);
             return;
@@ -91,6 +120,8 @@ public final class ClientTimeouts extends ChannelInboundHandlerAdapter {
         if (phase == Phase.HEAD) {
             ctx.writeAndFlush(Unpooled.wrappedBuffer(REQUEST_TIMEOUT)).addListener(ChannelFutureListener.CLOSE);
         } else {
+            // Idle between requests, or a request body that stopped arriving (a response may be under way, so
+            // no bytes of our own can be written): just close.
             ctx.close();
         }
     }

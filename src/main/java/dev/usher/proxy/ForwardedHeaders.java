@@ -4,8 +4,9 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
 
 /**
- * Tells the backend who the client is. Values a client sent in these headers are replaced, not appended to: until
- * trusted proxies can be configured, a client's own {@code X-Forwarded-For} is a claim nobody checked.
+ * Tells the backend who the client is. A client's own {@code X-Forwarded-*} values are a claim nobody checked:
+ * they are replaced, unless the TCP peer is a trusted proxy ({@code trusted_proxies:}), whose chain is kept and
+ * extended with the peer's address, as the next hop in a chain of proxies expects.
  */
 final class ForwardedHeaders {
     static final AsciiString X_FORWARDED_FOR = AsciiString.cached("x-forwarded-for");
@@ -16,13 +17,24 @@ final class ForwardedHeaders {
     private ForwardedHeaders() {
     }
 
-    static void apply(HttpHeaders headers, String clientIp, String scheme, String host) {
-        headers.set(X_FORWARDED_FOR, clientIp);
+    /**
+     * @param clientIp    the client as Usher determined it (the peer, or from a trusted proxy's headers)
+     * @param peerIp      the TCP peer
+     * @param peerTrusted whether the peer is a trusted proxy
+     * @param scheme      what the client used to reach Usher (or what a trusted proxy says it used)
+     * @param host        the Host the client asked for
+     */
+    static void apply(HttpHeaders headers, String clientIp, String peerIp, boolean peerTrusted, String scheme,
+                      String host) {
+        String chain = peerTrusted ? headers.get(X_FORWARDED_FOR) : null;
+        headers.set(X_FORWARDED_FOR, chain == null || chain.isBlank() ? peerIp : chain + ", " + peerIp);
         headers.set(X_REAL_IP, clientIp);
-        headers.set(X_FORWARDED_PROTO, scheme);
-        if (host != null) {
+        String proto = peerTrusted ? headers.get(X_FORWARDED_PROTO) : null;
+        headers.set(X_FORWARDED_PROTO, proto == null ? scheme : proto);
+        String forwardedHost = peerTrusted ? headers.get(X_FORWARDED_HOST) : null;
+        if (forwardedHost == null && host != null) {
             headers.set(X_FORWARDED_HOST, host);
-        } else {
+        } else if (forwardedHost == null) {
             headers.remove(X_FORWARDED_HOST);
         }
     }

@@ -1,8 +1,10 @@
 package dev.usher.proxy;
 
+import dev.usher.config.Cidr;
 import dev.usher.route.Route;
 import dev.usher.route.RouteTable;
 import dev.usher.route.RouteTableHolder;
+import dev.usher.rules.SiteRules;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -21,11 +23,19 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The last handler of an HTTP/1.1 client connection: routes each request by host and hands it to a
@@ -39,13 +49,20 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
     /** Pipeline names this handler relies on when switching to a raw relay after a 101. */
     public static final String CODEC_NAME = "http";
     public static final String TIMEOUTS_NAME = "timeouts";
+    public static final String COMPRESSOR_NAME = "compress";
+    /**
+     * Set before each response: whether the site lets responses be compressed. Read by the compression handler
+     * when it sees the response head (requests are served one at a time, so the value is the current one's).
+     */
+    public static final AttributeKey<Boolean> COMPRESS = AttributeKey.valueOf("usher.compress");
 
     private final RouteTableHolder routes;
     private final String scheme;
     private final ClientTimeouts timeouts;
     private final ArrayDeque<Object> later = new ArrayDeque<>(2);
     private ChannelHandlerContext ctx;
-    private String clientIp = "";
+    private InetAddress peer;
+    private String peerIp = "";
     private ProxyExchange exchange;
     private boolean closing;
 
@@ -66,7 +83,8 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
         ctx.channel().config().setAutoRead(false);
         SocketAddress remote = ctx.channel().remoteAddress();
         if (remote instanceof InetSocketAddress inet && inet.getAddress() != null) {
-            clientIp = inet.getAddress().getHostAddress();
+            peer = inet.getAddress();
+            peerIp = peer.getHostAddress();
         }
     }
 
@@ -126,6 +144,9 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
         if (exchange != null) {
             if (msg instanceof HttpContent content) {
                 exchange.clientContent(content);
+                if (exchange != null && exchange.requestReceived()) {
+                    timeouts.busy();
+                }
             } else {
                 ReferenceCountUtil.release(msg);
             }
@@ -138,7 +159,7 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void startRequest(HttpRequest request) {
-        timeouts.requestStarted();
+        timeouts.busy();
         if (request.decoderResult().isFailure()) {
             respond(statusFor(request.decoderResult().cause()), true);
             return;
@@ -167,7 +188,23 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
             respond(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, true);
             return;
         }
+        SiteRules rules = route.rules();
+        ctx.channel().attr(COMPRESS).set(rules.compress());
+        InetAddress client = peer == null ? null : rules.clientAddress(peer, headers);
+        boolean peerTrusted = peer != null && trusted(peer, table.config().trustedProxies());
         boolean keepAlive = HttpUtil.isKeepAlive(request);
+        Future<FullHttpResponse> verdict = rules.checkAsync(request, client, scheme, keepAlive && !hasBody,
+                ctx.executor());
+        if (verdict.isDone() && verdict.getNow() != null) {
+            FullHttpResponse answer = verdict.getNow();
+            rules.editResponse(answer.headers(), isHttps());
+            respond(answer, hasBody || !keepAlive);
+            return;
+        }
+        if (route.upstreams() == null) {
+            respond(HttpResponseStatus.BAD_GATEWAY, hasBody || !keepAlive);
+            return;
+        }
         boolean upgrade = isUpgrade(headers);
         boolean chunked = HttpUtil.isTransferEncodingChunked(request);
         CharSequence upgradeTo = upgrade ? headers.get(HttpHeaderNames.UPGRADE) : null;
@@ -179,10 +216,45 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
             headers.set(HttpHeaderNames.UPGRADE, upgradeTo);
             headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE);
         }
-        ForwardedHeaders.apply(headers, clientIp, scheme, headers.get(HttpHeaderNames.HOST));
+        ForwardedHeaders.apply(headers, client == null ? peerIp : client.getHostAddress(), peerIp, peerTrusted,
+                scheme, headers.get(HttpHeaderNames.HOST));
+        rules.editRequest(headers);
         request.setProtocolVersion(HttpVersion.HTTP_1_1);
-        exchange = new ProxyExchange(this, ctx, route, request, keepAlive, http10, upgrade, hasBody);
-        exchange.start();
+        ProxyExchange started = new ProxyExchange(this, ctx, route, request, client, keepAlive, http10, upgrade,
+                hasBody);
+        exchange = started;
+        if (hasBody) {
+            timeouts.awaitBody(route.site().traffic().readTimeout().toNanos(), started::waitingOnClient);
+        }
+        if (verdict.isDone()) {
+            started.start();
+        } else {
+            // Basic auth being verified off the event loop: the exchange waits (its body, if any, queues up).
+            verdict.addListener(f -> {
+                FullHttpResponse answer = verdict.getNow();
+                if (answer != null) {
+                    rules.editResponse(answer.headers(), isHttps());
+                    started.reject(answer);
+                } else if (!f.isSuccess()) {
+                    started.reject(ErrorPages.response(HttpResponseStatus.SERVICE_UNAVAILABLE, true));
+                } else {
+                    started.start();
+                }
+            });
+        }
+    }
+
+    private boolean isHttps() {
+        return "https".equals(scheme);
+    }
+
+    private static boolean trusted(InetAddress address, List<Cidr> proxies) {
+        for (int i = 0; i < proxies.size(); i++) {
+            if (proxies.get(i).contains(address)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean isUpgrade(HttpHeaders headers) {
@@ -205,7 +277,15 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
 
     /** Answers the current request locally, with no exchange; closes after it when {@code close}. */
     void respond(HttpResponseStatus status, boolean close) {
-        ChannelFuture written = ctx.writeAndFlush(ErrorPages.response(status, close));
+        respond(ErrorPages.response(status, close), close);
+    }
+
+    /** Answers the current request with {@code response}; closes after it when {@code close}. */
+    void respond(FullHttpResponse response, boolean close) {
+        if (close) {
+            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        }
+        ChannelFuture written = ctx.writeAndFlush(response);
         if (close) {
             closing = true;
             releaseLater();
@@ -252,13 +332,19 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
      * After a 101 from the backend, turns this connection into a raw byte relay to {@code backend}: the HTTP codec,
      * the timeouts and this handler leave the pipeline. Bytes the decoder still held flow into the relay.
      */
-    void switchToRelay(Channel backend) {
+    void switchToRelay(Channel backend, Duration idleTimeout) {
         exchange = null;
         releaseLater();
         ChannelPipeline pipeline = ctx.pipeline();
         pipeline.replace(this, "relay", new RawRelay(backend));
+        // No traffic either way for idleTimeout closes both sides (RawRelay acts on the idle event).
+        pipeline.addBefore("relay", "relay-idle", new IdleStateHandler(0, 0, idleTimeout.toNanos(),
+                TimeUnit.NANOSECONDS));
         if (pipeline.get(TIMEOUTS_NAME) != null) {
             pipeline.remove(TIMEOUTS_NAME);
+        }
+        if (pipeline.get(COMPRESSOR_NAME) != null) {
+            pipeline.remove(COMPRESSOR_NAME);
         }
         pipeline.remove(CODEC_NAME);
     }

@@ -2,6 +2,7 @@ package dev.usher.proxy;
 
 import dev.usher.route.Route;
 import dev.usher.upstream.UpstreamConnection;
+import dev.usher.upstream.UpstreamGroup;
 import dev.usher.upstream.UpstreamListener;
 import dev.usher.upstream.UpstreamPool;
 import io.netty.buffer.Unpooled;
@@ -11,6 +12,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -28,7 +30,10 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 
 import java.lang.System.Logger.Level;
+import java.net.InetAddress;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -44,7 +49,7 @@ import java.util.concurrent.TimeUnit;
 final class ProxyExchange implements UpstreamListener {
     private static final System.Logger LOG = System.getLogger(ProxyExchange.class.getName());
 
-    private final Http1ProxyHandler client;
+    private final Http1ProxyHandler handler;
     private final ChannelHandlerContext ctx;
     private final Route route;
     private final HttpRequest request;
@@ -55,10 +60,17 @@ final class ProxyExchange implements UpstreamListener {
     private final boolean headRequest;
     private final long maxBody;
     private final long responseTimeoutNanos;
+    private final long writeTimeoutNanos;
+    private final InetAddress client;
+    private final UpstreamGroup group;
 
     /** Body pieces received from the client and not yet written to the backend. */
     private final ArrayDeque<HttpContent> pending = new ArrayDeque<>(2);
     private UpstreamPool pool;
+    /** The backend whose in-flight count this exchange holds, or null. */
+    private UpstreamPool counted;
+    /** Backends that already failed for this request; null until one does. */
+    private List<UpstreamPool> tried;
     private UpstreamConnection upstream;
     private long bodyBytes;
     private boolean headReleased;
@@ -74,10 +86,13 @@ final class ProxyExchange implements UpstreamListener {
     private boolean retried;
     private ScheduledFuture<?> timer;
     private long lastUpstreamActivity;
+    private ScheduledFuture<?> writeTimer;
+    private long unwritableSince;
 
-    ProxyExchange(Http1ProxyHandler client, ChannelHandlerContext ctx, Route route, HttpRequest request,
-                  boolean clientKeepAlive, boolean http10Client, boolean upgradeRequested, boolean hasBody) {
-        this.client = client;
+    ProxyExchange(Http1ProxyHandler handler, ChannelHandlerContext ctx, Route route, HttpRequest request,
+                  InetAddress clientAddress, boolean clientKeepAlive, boolean http10Client, boolean upgradeRequested,
+                  boolean hasBody) {
+        this.handler = handler;
         this.ctx = ctx;
         this.route = route;
         this.request = request;
@@ -88,6 +103,9 @@ final class ProxyExchange implements UpstreamListener {
         this.replayable = !hasBody && isIdempotent(request);
         this.maxBody = route.site().maxBody();
         this.responseTimeoutNanos = route.site().responseTimeout().toNanos();
+        this.writeTimeoutNanos = route.site().traffic().writeTimeout().toNanos();
+        this.client = clientAddress;
+        this.group = route.upstreams();
     }
 
     /** True once the client's whole request (head and body) has arrived. */
@@ -95,9 +113,57 @@ final class ProxyExchange implements UpstreamListener {
         return requestReceived;
     }
 
+    /** True while the exchange waits for more of the request body from the client (for its read timeout). */
+    boolean waitingOnClient() {
+        return !requestReceived && headSent && upstream != null && upstream.channel().isWritable() && !finished;
+    }
+
     void start() {
-        pool = route.upstreams().pick();
+        if (finished) {
+            return; // the client left while its credentials were being checked
+        }
+        if (!pickBackend()) {
+            LOG.log(Level.INFO, "{0}: no backend available", route.site().name());
+            fail(HttpResponseStatus.SERVICE_UNAVAILABLE);
+            return;
+        }
         acquire(false);
+    }
+
+    /** Chooses the backend for the next attempt; false when every backend is down or was tried already. */
+    private boolean pickBackend() {
+        UpstreamPool next = group.pick(client, tried == null ? List.of() : tried);
+        if (next == null) {
+            return false;
+        }
+        pool = next;
+        counted = next;
+        group.requestStarted(next);
+        return true;
+    }
+
+    /** Ends the in-flight count of the current attempt (for least_conn), once. */
+    private void endCount() {
+        if (counted != null) {
+            group.requestEnded(counted);
+            counted = null;
+        }
+    }
+
+    /** This attempt's backend failed before answering: count it, and move on to another backend when allowed. */
+    private boolean retryElsewhere() {
+        group.failed(pool);
+        endCount();
+        if (tried == null) {
+            tried = new ArrayList<>(2);
+        }
+        tried.add(pool);
+        UpstreamPool failedPool = pool;
+        if (!pickBackend()) {
+            pool = failedPool; // keep a pool for the log lines that follow
+            return false;
+        }
+        return true;
     }
 
     private void acquire(boolean fresh) {
@@ -115,6 +181,11 @@ final class ProxyExchange implements UpstreamListener {
                 Throwable cause = f.cause();
                 LOG.log(Level.INFO, "{0}: cannot connect to backend {1}: {2}", route.site().name(),
                         pool.address(), cause);
+                // Nothing was sent: another backend can always take the request.
+                if (retryElsewhere()) {
+                    acquire(false);
+                    return;
+                }
                 fail(cause instanceof ConnectTimeoutException
                         ? HttpResponseStatus.GATEWAY_TIMEOUT : HttpResponseStatus.BAD_GATEWAY);
             }
@@ -252,6 +323,7 @@ final class ProxyExchange implements UpstreamListener {
             return;
         }
         responseStarted = true;
+        group.succeeded(pool);
         armTimer();
         HttpHeaders headers = response.headers();
         upstreamKeepAlive = HttpUtil.isKeepAlive(response);
@@ -279,6 +351,7 @@ final class ProxyExchange implements UpstreamListener {
             headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
         }
         response.setProtocolVersion(HttpVersion.HTTP_1_1);
+        route.rules().editResponse(headers, false);
         ctx.write(response, ctx.voidPromise());
     }
 
@@ -304,6 +377,8 @@ final class ProxyExchange implements UpstreamListener {
             ctx.writeAndFlush(content, ctx.voidPromise());
         }
         finished = true;
+        cancelWriteTimer();
+        endCount();
         UpstreamConnection conn = upstream;
         upstream = null;
         if (upstreamKeepAlive && requestSent) {
@@ -312,7 +387,7 @@ final class ProxyExchange implements UpstreamListener {
             conn.close();
         }
         releasePending();
-        client.exchangeDone(this, close);
+        handler.exchangeDone(this, close);
     }
 
     @Override
@@ -324,8 +399,44 @@ final class ProxyExchange implements UpstreamListener {
     }
 
     void clientWritabilityChanged(boolean writable) {
-        if (writable && upstream != null && headSent && !responseComplete) {
-            upstream.channel().read();
+        if (writable) {
+            unwritableSince = 0;
+            if (upstream != null && headSent && !responseComplete) {
+                upstream.channel().read();
+            }
+        } else if (!finished) {
+            unwritableSince = System.nanoTime();
+            if (writeTimer == null) {
+                writeTimer = ctx.executor().schedule(this::checkWriteTimer, writeTimeoutNanos, TimeUnit.NANOSECONDS);
+            }
+        }
+    }
+
+    /** A client that stops reading holds a backend connection: after the write timeout both are let go. */
+    private void checkWriteTimer() {
+        writeTimer = null;
+        if (finished || unwritableSince == 0) {
+            return;
+        }
+        long left = unwritableSince + writeTimeoutNanos - System.nanoTime();
+        if (left > 0) {
+            writeTimer = ctx.executor().schedule(this::checkWriteTimer, left, TimeUnit.NANOSECONDS);
+            return;
+        }
+        LOG.log(Level.DEBUG, "{0}: client stopped reading for {1}; closing", route.site().name(),
+                route.site().traffic().writeTimeout());
+        finished = true;
+        closeUpstream();
+        releasePending();
+        cancelTimer();
+        endCount();
+        handler.abortConnection();
+    }
+
+    private void cancelWriteTimer() {
+        if (writeTimer != null) {
+            writeTimer.cancel(false);
+            writeTimer = null;
         }
     }
 
@@ -334,6 +445,9 @@ final class ProxyExchange implements UpstreamListener {
         responseStarted = true;
         finished = true;
         cancelTimer();
+        cancelWriteTimer();
+        group.succeeded(pool);
+        endCount();
         HttpHeaders headers = response.headers();
         CharSequence protocol = headers.get(HttpHeaderNames.UPGRADE);
         HopByHop.strip(headers);
@@ -341,12 +455,13 @@ final class ProxyExchange implements UpstreamListener {
             headers.set(HttpHeaderNames.UPGRADE, protocol);
         }
         headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE);
+        route.rules().editResponse(headers, false);
         ctx.writeAndFlush(response, ctx.voidPromise());
         Channel backend = upstream.channel();
         upstream = null;
         releasePending();
         Channel clientChannel = ctx.channel();
-        client.switchToRelay(backend);
+        handler.switchToRelay(backend, route.site().traffic().websocketIdle());
         ChannelPipeline backendPipeline = backend.pipeline();
         backendPipeline.replace("upstream", "relay", new RawRelay(clientChannel));
         backendPipeline.remove("http");
@@ -364,18 +479,35 @@ final class ProxyExchange implements UpstreamListener {
         }
         boolean wasReused = upstream != null && upstream.reused();
         upstream = null;
-        if (!responseStarted && wasReused && replayable && !retried && headSent && requestSent) {
-            // A kept-alive connection the backend had just closed: nothing was processed, so send it again once,
-            // on a new connection. Only for bodiless idempotent requests, as Go's and nginx's proxies do.
-            retried = true;
-            headSent = false;
-            requestSent = false;
-            pending.add(LastHttpContent.EMPTY_LAST_CONTENT);
+        if (!responseStarted && replayable && headSent && requestSent) {
             cancelTimer();
-            acquire(true);
-            return;
+            if (wasReused && !retried) {
+                // A kept-alive connection the backend had just closed: nothing was processed, so send it again
+                // once, on a new connection to the same backend. Only for bodiless idempotent requests, as Go's
+                // and nginx's proxies do.
+                retried = true;
+                resend(true);
+                return;
+            }
+            // A fresh connection failed before any answer: the backend is in trouble; another may serve.
+            LOG.log(Level.INFO, "{0}: backend {1} closed the connection before answering", route.site().name(),
+                    pool.address());
+            if (retryElsewhere()) {
+                resend(false);
+                return;
+            }
+        } else if (!responseStarted) {
+            group.failed(pool);
         }
         upstreamFailed();
+    }
+
+    /** Sends the (bodiless) request again, on a new connection ({@code fresh}) or one from the current pool. */
+    private void resend(boolean fresh) {
+        headSent = false;
+        requestSent = false;
+        pending.add(LastHttpContent.EMPTY_LAST_CONTENT);
+        acquire(fresh);
     }
 
     private void upstreamFailed() {
@@ -385,7 +517,9 @@ final class ProxyExchange implements UpstreamListener {
             closeUpstream();
             releasePending();
             cancelTimer();
-            client.abortConnection();
+            cancelWriteTimer();
+            endCount();
+            handler.abortConnection();
         } else {
             fail(HttpResponseStatus.BAD_GATEWAY);
         }
@@ -398,7 +532,9 @@ final class ProxyExchange implements UpstreamListener {
         }
         finished = true;
         cancelTimer();
+        cancelWriteTimer();
         releasePending();
+        endCount();
         if (upstream != null) {
             if (!headSent) {
                 upstream.release();
@@ -408,8 +544,23 @@ final class ProxyExchange implements UpstreamListener {
             upstream = null;
         }
         boolean close = !requestReceived || !clientKeepAlive || status.code() == 400;
-        client.respond(status, close);
-        client.exchangeDone(this, close);
+        FullHttpResponse page = ErrorPages.response(status, close);
+        route.rules().editResponse(page.headers(), false);
+        handler.respond(page, close);
+        handler.exchangeDone(this, close);
+    }
+
+    /** Ends the exchange before it started, with a local answer from the site's rules (e.g. a 401). */
+    void reject(FullHttpResponse answer) {
+        if (finished) {
+            answer.release();
+            return;
+        }
+        finished = true;
+        releasePending();
+        boolean close = !requestReceived || !clientKeepAlive;
+        handler.respond(answer, close);
+        handler.exchangeDone(this, close);
     }
 
     /** The client went away: whatever the backend connection is in the middle of, it cannot be reused. */
@@ -419,7 +570,9 @@ final class ProxyExchange implements UpstreamListener {
         }
         finished = true;
         cancelTimer();
+        cancelWriteTimer();
         releasePending();
+        endCount();
         if (upstream != null) {
             if (!headSent) {
                 upstream.release();
@@ -468,6 +621,7 @@ final class ProxyExchange implements UpstreamListener {
         if (responseStarted) {
             upstreamFailed();
         } else {
+            group.failed(pool);
             closeUpstream();
             fail(HttpResponseStatus.GATEWAY_TIMEOUT);
         }

@@ -2,9 +2,13 @@ package dev.usher.route;
 
 import dev.usher.config.Site;
 import dev.usher.config.UsherConfig;
+import dev.usher.rules.RuleServices;
+import dev.usher.rules.SiteRules;
+import dev.usher.server.Transport;
 import dev.usher.upstream.UpstreamGroup;
 import dev.usher.upstream.UpstreamPool;
 import dev.usher.upstream.UpstreamPools;
+import io.netty.channel.EventLoopGroup;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,7 +20,7 @@ import java.util.Map;
  * one-label wildcard ({@code *.example.com} matches {@code a.example.com}, not {@code a.b.example.com} nor
  * {@code example.com}); case-insensitive; the port in Host is ignored.
  */
-public final class RouteTable {
+public final class RouteTable implements AutoCloseable {
     private final UsherConfig config;
     private final Map<String, Route> exact;
     /** Keyed by the part after {@code *.}, e.g. {@code example.com} for {@code *.example.com}. */
@@ -28,14 +32,21 @@ public final class RouteTable {
         this.wildcard = wildcard;
     }
 
-    /** Builds the table for {@code config}, taking backend pools from {@code pools} (shared across generations). */
-    public static RouteTable compile(UsherConfig config, UpstreamPools pools) {
+    /**
+     * Builds the table for {@code config}, taking backend pools from {@code pools} and rate-limit and auth state from
+     * {@code services} (both shared across generations).
+     */
+    public static RouteTable compile(UsherConfig config, UpstreamPools pools, RuleServices services) {
         Map<String, Route> exact = new HashMap<>();
         Map<String, Route> wildcard = new HashMap<>();
         for (Site site : config.sites()) {
             List<UpstreamPool> group = new ArrayList<>(site.upstreams().size());
             site.upstreams().forEach(u -> group.add(pools.pool(u)));
-            Route route = new Route(site, new UpstreamGroup(group));
+            UpstreamGroup upstreams = group.isEmpty() ? null : new UpstreamGroup(group, site.traffic().balancing());
+            if (upstreams != null) {
+                upstreams.siteName(site.name());
+            }
+            Route route = new Route(site, upstreams, SiteRules.compile(site, config.trustedProxies(), services));
             if (site.wildcard()) {
                 wildcard.put(site.name().substring(2), route);
             } else {
@@ -62,6 +73,27 @@ public final class RouteTable {
         }
         int dot = host.indexOf('.');
         return dot > 0 ? wildcard.get(host.substring(dot + 1)) : null;
+    }
+
+    /** Starts the active health checks of every site that has them. */
+    public void startHealthChecks(EventLoopGroup loops, Transport transport) {
+        forEachGroup(g -> g.startHealthChecks(loops, transport));
+    }
+
+    /** Stops what this generation runs on its own (health checks); pools are shared and stay. */
+    @Override
+    public void close() {
+        forEachGroup(UpstreamGroup::close);
+    }
+
+    private void forEachGroup(java.util.function.Consumer<UpstreamGroup> action) {
+        for (Map<String, Route> routes : List.of(exact, wildcard)) {
+            for (Route route : routes.values()) {
+                if (route.upstreams() != null) {
+                    action.accept(route.upstreams());
+                }
+            }
+        }
     }
 
     /** Number of sites, for logs. */

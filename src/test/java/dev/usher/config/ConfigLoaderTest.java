@@ -9,13 +9,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ConfigLoaderTest {
     private static final Path EXAMPLE = Path.of("src", "test", "resources", "config", "example.yaml");
+    private static final Path TRAFFIC_EXAMPLE = Path.of("src", "test", "resources", "config",
+            "traffic-example.yaml");
     private static final HostEnvironment ALICE = new HostEnvironment("alice", "/home/alice");
     private static final HostEnvironment ROOT = new HostEnvironment("root", "/root");
+    /** A well-formed bcrypt hash (cost 10). */
+    private static final String HASH = "$2y$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy";
 
     @Test
     void readsTheDocumentedExample() throws Exception {
@@ -212,8 +217,242 @@ class ConfigLoaderTest {
     void exceptionMessageListsEveryErrorLine() {
         assertThatThrownBy(() -> parse("foo: 1\nbar: 2\n")).isInstanceOf(ConfigException.class)
                 .hasMessage("""
-                        t.yaml:1:1: foo: unknown key "foo"; expected one of: listen, data, timeouts, limits, sites
-                        t.yaml:2:1: bar: unknown key "bar"; expected one of: listen, data, timeouts, limits, sites""");
+                        t.yaml:1:1: foo: unknown key "foo"; expected one of: listen, data, timeouts, limits, sites, \
+                        trusted_proxies
+                        t.yaml:2:1: bar: unknown key "bar"; expected one of: listen, data, timeouts, limits, sites, \
+                        trusted_proxies""");
+    }
+
+    @Test
+    void readsEveryTrafficOptionOfALongFormSite() throws Exception {
+        UsherConfig config = parse("""
+                sites:
+                  app.example.com:
+                    to: [a:80, b:80]
+                    max_body: 10MiB
+                    timeouts: {connect: 2s, response: 300s, read: 30s, write: 45s, websocket: 2h}
+                    gzip: false
+                    policy: least_conn
+                    health: {path: /healthz, interval: 5s, timeout: 1s, max_fails: 2, fail_timeout: 1m}
+                    headers:
+                      X-Frame-Options: DENY
+                      +Link: "</a.css>; rel=preload"
+                      -Server: ~
+                      Access-Control-Max-Age: 600
+                    request_headers: {X-Env: prod, -Cookie: ~, +X-Tag: "", -X-Debug: ignored}
+                    security_headers: true
+                    basic_auth: {alice: "%s"}
+                    allow: [10.0.0.0/8, 192.168.1.7, "2001:db8::/32"]
+                    deny: 10.6.6.0/24
+                    rate_limit: {requests: 100, per: 1m, burst: 20}
+                """.formatted(HASH));
+
+        Site site = config.sites().get(0);
+        assertThat(site.upstreams()).containsExactly(new UpstreamAddress("a", 80), new UpstreamAddress("b", 80));
+        assertThat(site.forwards()).isTrue();
+        assertThat(site.maxBody()).isEqualTo(10L * 1024 * 1024);
+        assertThat(site.connectTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(site.responseTimeout()).isEqualTo(Duration.ofSeconds(300));
+        SiteTraffic t = site.traffic();
+        assertThat(t.readTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(t.writeTimeout()).isEqualTo(Duration.ofSeconds(45));
+        assertThat(t.websocketIdle()).isEqualTo(Duration.ofHours(2));
+        assertThat(t.compress()).isFalse();
+        assertThat(t.balancing()).isEqualTo(new Balancing(Balancing.Policy.LEAST_CONN, 2, Duration.ofMinutes(1),
+                new Balancing.HealthCheck("/healthz", Duration.ofSeconds(5), Duration.ofSeconds(1))));
+        assertThat(t.responseHeaders()).containsExactly(
+                new HeaderRule(HeaderRule.Op.SET, "X-Frame-Options", "DENY"),
+                new HeaderRule(HeaderRule.Op.ADD, "Link", "</a.css>; rel=preload"),
+                new HeaderRule(HeaderRule.Op.REMOVE, "Server", ""),
+                new HeaderRule(HeaderRule.Op.SET, "Access-Control-Max-Age", "600"));
+        assertThat(t.requestHeaders()).containsExactly(
+                new HeaderRule(HeaderRule.Op.SET, "X-Env", "prod"),
+                new HeaderRule(HeaderRule.Op.REMOVE, "Cookie", ""),
+                new HeaderRule(HeaderRule.Op.ADD, "X-Tag", ""),
+                new HeaderRule(HeaderRule.Op.REMOVE, "X-Debug", ""));
+        assertThat(t.securityHeaders()).isTrue();
+        assertThat(t.access()).isEqualTo(new Access(
+                List.of(Cidr.parse("10.0.0.0/8"), Cidr.parse("192.168.1.7/32"), Cidr.parse("2001:db8::/32")),
+                List.of(Cidr.parse("10.6.6.0/24")), Map.of("alice", HASH)));
+        assertThat(t.rateLimit()).isEqualTo(new RateLimit(100, Duration.ofMinutes(1), 20));
+        assertThat(t.redirect()).isNull();
+        assertThat(t.respond()).isNull();
+    }
+
+    @Test
+    void readsTheTrafficExampleOfTheDocs() throws Exception {
+        UsherConfig config = ConfigLoader.load(TRAFFIC_EXAMPLE);
+
+        assertThat(config.trustedProxies()).containsExactly(Cidr.parse("10.0.0.0/8"), Cidr.parse("2001:db8::/32"));
+        assertThat(config.sites()).extracting(Site::name, Site::forwards).containsExactly(
+                tuple("app.example.com", true), tuple("www.example.com", false), tuple("old.example.com", false),
+                tuple("teapot.example.com", false), tuple("gone.example.com", false),
+                tuple("hello.example.com", false));
+        SiteTraffic app = config.sites().get(0).traffic();
+        assertThat(app.balancing()).isEqualTo(new Balancing(Balancing.Policy.LEAST_CONN, 3, Duration.ofSeconds(30),
+                new Balancing.HealthCheck("/healthz", Duration.ofSeconds(10), Duration.ofSeconds(2))));
+        assertThat(app.responseHeaders()).extracting(HeaderRule::op).containsExactly(HeaderRule.Op.SET,
+                HeaderRule.Op.ADD, HeaderRule.Op.REMOVE);
+        assertThat(app.access().basicAuth()).containsOnlyKeys("alice");
+        assertThat(config.sites()).extracting(s -> s.traffic().redirect()).containsExactly(null,
+                new Redirect("https://example.com{uri}", 308), new Redirect("https://new.example.com{uri}", 301),
+                null, null, null);
+        assertThat(config.sites()).extracting(s -> s.traffic().respond()).containsExactly(null, null, null,
+                new FixedAnswer(418, "I'm a teapot\n", "text/plain"),
+                new FixedAnswer(410, "", "text/plain; charset=utf-8"),
+                new FixedAnswer(200, "hello\n", "text/plain; charset=utf-8"));
+    }
+
+    @Test
+    void sharesTrafficOptionsThroughMergeKeys() throws Exception {
+        UsherConfig config = parse("""
+                sites:
+                  a.example.com: &guarded
+                    to: a:80
+                    allow: 10.0.0.0/8
+                    headers: {X-Frame-Options: DENY}
+                    rate_limit: {requests: 10, per: 1s}
+                  b.example.com:
+                    <<: *guarded
+                    to: b:80
+                """);
+
+        assertThat(config.sites().get(1).traffic()).isEqualTo(config.sites().get(0).traffic());
+        assertThat(config.sites().get(1).traffic().rateLimit()).isEqualTo(new RateLimit(10, Duration.ofSeconds(1),
+                0));
+    }
+
+    @Test
+    void absentTrafficOptionsTakeTheDefaults() throws Exception {
+        UsherConfig config = parse("""
+                sites:
+                  short.example.com: app:80
+                  long.example.com: {to: app:80}
+                  empty.example.com: {to: app:80, timeouts: {connect: 1s}, health: , headers: , rate_limit: }
+                """);
+
+        assertThat(config.sites()).extracting(Site::traffic).containsOnly(SiteTraffic.DEFAULTS);
+        assertThat(SiteTraffic.DEFAULTS.readTimeout()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(SiteTraffic.DEFAULTS.writeTimeout()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(SiteTraffic.DEFAULTS.websocketIdle()).isEqualTo(Duration.ofHours(1));
+        assertThat(SiteTraffic.DEFAULTS.compress()).isTrue();
+        assertThat(config.trustedProxies()).isEmpty();
+    }
+
+    @Test
+    void compressIsTheSameSettingAsGzip() throws Exception {
+        UsherConfig config = parse("""
+                sites:
+                  a.example.com: {to: app:80, compress: false}
+                  b.example.com: {to: app:80, compress: true}
+                """);
+
+        assertThat(config.sites()).extracting(s -> s.traffic().compress()).containsExactly(false, true);
+        assertThatThrownBy(() -> parse("sites:\n  a.example.com: {to: app:80, gzip: true, compress: false}\n"))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.errors()).containsExactly(
+                        new ConfigError("t.yaml", 2, 43, "sites.\"a.example.com\".compress",
+                                "\"compress\" and \"gzip\" are the same setting, already given on line 2; keep one")));
+    }
+
+    @Test
+    void readsEachBalancingPolicyAndPassiveHealthWithoutPath() throws Exception {
+        UsherConfig config = parse("""
+                sites:
+                  a.example.com: {to: [a:80, b:80], policy: round_robin}
+                  b.example.com: {to: [a:80, b:80], policy: least_conn}
+                  c.example.com: {to: [a:80, b:80], policy: first, health: {max_fails: 5}}
+                  d.example.com: {to: [a:80, b:80], policy: ip_hash, health: {fail_timeout: 10s}}
+                  e.example.com: {to: [a:80, b:80], health: {path: /up}}
+                  f.example.com: {to: [a:80, b:80], health: {path: /up, interval: 1s}}
+                """);
+
+        assertThat(config.sites()).extracting(s -> s.traffic().balancing()).containsExactly(
+                new Balancing(Balancing.Policy.ROUND_ROBIN, 3, Duration.ofSeconds(30), null),
+                new Balancing(Balancing.Policy.LEAST_CONN, 3, Duration.ofSeconds(30), null),
+                new Balancing(Balancing.Policy.FIRST, 5, Duration.ofSeconds(30), null),
+                new Balancing(Balancing.Policy.IP_HASH, 3, Duration.ofSeconds(10), null),
+                new Balancing(Balancing.Policy.ROUND_ROBIN, 3, Duration.ofSeconds(30),
+                        new Balancing.HealthCheck("/up", Duration.ofSeconds(10), Duration.ofSeconds(2))),
+                new Balancing(Balancing.Policy.ROUND_ROBIN, 3, Duration.ofSeconds(30),
+                        new Balancing.HealthCheck("/up", Duration.ofSeconds(1), Duration.ofMillis(500))));
+    }
+
+    @Test
+    void readsRedirectSitesWithoutUpstreams() throws Exception {
+        UsherConfig config = parse("""
+                sites:
+                  www.example.com: {redirect: "https://example.com{uri}"}
+                  old.example.com: {redirect: {to: "https://new.example.com{path}?{query}", status: 301}}
+                  http://any.example.com: {redirect: "https://{host}{uri}", headers: {X-Moved: "yes"}}
+                  moved.example.com: {redirect: {to: /new, status: 302}}
+                  scheme.example.com: {redirect: "{scheme}://example.org{uri}"}
+                """);
+
+        assertThat(config.sites()).allSatisfy(s -> {
+            assertThat(s.upstreams()).isEmpty();
+            assertThat(s.forwards()).isFalse();
+            assertThat(s.traffic().respond()).isNull();
+        });
+        assertThat(config.sites()).extracting(s -> s.traffic().redirect()).containsExactly(
+                new Redirect("https://example.com{uri}", 308),
+                new Redirect("https://new.example.com{path}?{query}", 301),
+                new Redirect("https://{host}{uri}", 308),
+                new Redirect("/new", 302),
+                new Redirect("{scheme}://example.org{uri}", 308));
+        assertThat(config.sites().get(2).traffic().responseHeaders())
+                .containsExactly(new HeaderRule(HeaderRule.Op.SET, "X-Moved", "yes"));
+        assertThat(config.sites()).extracting(Site::line).containsExactly(2, 3, 4, 5, 6);
+    }
+
+    @Test
+    void readsRespondSitesWithoutUpstreams() throws Exception {
+        UsherConfig config = parse("""
+                sites:
+                  teapot.example.com: {respond: {status: 418, body: "I'm a teapot\\n", content_type: text/plain}}
+                  gone.example.com: {respond: 410}
+                  hello.example.com: {respond: "hello\\n"}
+                  empty.example.com: {respond: {}}
+                  html.example.com:
+                    respond:
+                      body: "<h1>Soon</h1>"
+                      content_type: text/html; charset=utf-8
+                    allow: 10.0.0.0/8
+                """);
+
+        assertThat(config.sites()).allSatisfy(s -> {
+            assertThat(s.upstreams()).isEmpty();
+            assertThat(s.traffic().redirect()).isNull();
+        });
+        assertThat(config.sites()).extracting(s -> s.traffic().respond()).containsExactly(
+                new FixedAnswer(418, "I'm a teapot\n", "text/plain"),
+                new FixedAnswer(410, "", "text/plain; charset=utf-8"),
+                new FixedAnswer(200, "hello\n", "text/plain; charset=utf-8"),
+                new FixedAnswer(200, "", "text/plain; charset=utf-8"),
+                new FixedAnswer(200, "<h1>Soon</h1>", "text/html; charset=utf-8"));
+        assertThat(config.sites().get(4).traffic().access().allow()).containsExactly(Cidr.parse("10.0.0.0/8"));
+    }
+
+    @Test
+    void readsTrustedProxies() throws Exception {
+        assertThat(parse("trusted_proxies: [10.0.0.0/8, \"2001:db8::/32\", 192.0.2.7]\n").trustedProxies())
+                .containsExactly(Cidr.parse("10.0.0.0/8"), Cidr.parse("2001:db8::/32"), Cidr.parse("192.0.2.7/32"));
+        assertThat(parse("trusted_proxies: 127.0.0.1\n").trustedProxies())
+                .containsExactly(Cidr.parse("127.0.0.1/32"));
+        assertThat(parse("trusted_proxies: []\n").trustedProxies()).isEmpty();
+        assertThat(parse("trusted_proxies:\n").trustedProxies()).isEmpty();
+    }
+
+    @Test
+    void acceptsOnlyRealBooleans() throws Exception {
+        assertThat(parse("sites:\n  a.example.com: {to: a:80, gzip: False, security_headers: TRUE}\n").sites()
+                .get(0).traffic()).extracting(SiteTraffic::compress, SiteTraffic::securityHeaders)
+                .containsExactly(false, true);
+        assertThatThrownBy(() -> parse("sites:\n  a.example.com: {to: a:80, gzip: \"false\", security_headers: yes}\n"))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.errors())
+                        .extracting(ConfigError::message).containsExactly(
+                                "expected true or false, found a string (\"false\"); write false without quotes",
+                                "expected true or false, found a string (\"yes\"); YAML 1.2 reads yes as text, "
+                                        + "so write true or false"));
     }
 
     private static ListenAddress listen(String entry) throws ConfigException {

@@ -23,7 +23,7 @@ class ClientLimitsTest {
     static void start() throws Exception {
         backend = Whoami.start("127.0.0.1", 0, "b");
         usher = RunningUsher.start("""
-                timeouts: {header: 600ms, idle: 1s}
+                timeouts: {header: 600ms, idle: 3s}
                 limits: {connections: 4}
                 sites:
                   app.example.com: 127.0.0.1:%d
@@ -56,7 +56,7 @@ class ClientLimitsTest {
             long ms = (System.nanoTime() - start) / 1_000_000;
             assertThat(r).isNotNull();
             assertThat(r.status()).isEqualTo(408);
-            assertThat(ms).isLessThan(2900);
+            assertThat(ms).as("the header timeout, shorter than the idle one, applies").isLessThan(2500);
         }
         assertThat(backend.requestsSeen()).isEqualTo(seenBefore);
     }
@@ -67,7 +67,7 @@ class ClientLimitsTest {
             assertThat(http.send("GET / HTTP/1.1\r\nHost: app.example.com\r\n\r\n").read().status()).isEqualTo(200);
             long start = System.nanoTime();
             assertThat(http.closedByServer()).isTrue();
-            assertThat((System.nanoTime() - start) / 1_000_000).isBetween(500L, 4000L);
+            assertThat((System.nanoTime() - start) / 1_000_000).isBetween(2500L, 6000L);
         }
     }
 

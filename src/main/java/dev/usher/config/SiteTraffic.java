@@ -1,0 +1,34 @@
+package dev.usher.config;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A site's traffic options beyond routing (the long form's optional keys), with defaults applied.
+ *
+ * @param compress         compress responses for clients that accept it ({@code gzip: false} turns it off)
+ * @param balancing        backend choice and health
+ * @param requestHeaders   edits to the request before it goes to the backend ({@code request_headers:})
+ * @param responseHeaders  edits to the response before it goes to the client ({@code headers:})
+ * @param securityHeaders  add HSTS (HTTPS sites only), nosniff, frame options and referrer policy
+ * @param redirect         answer every request with this redirect, or null
+ * @param respond          answer every request with this fixed answer, or null
+ * @param access           IP allow/deny lists and basic auth
+ * @param rateLimit        per-client-IP token bucket, or null for none
+ * @param readTimeout      the longest pause between two reads of a request body from the client
+ * @param writeTimeout     the longest a response may stall because the client does not read
+ * @param websocketIdle    a websocket (or other upgraded connection) with no traffic either way is closed after this
+ */
+public record SiteTraffic(boolean compress, Balancing balancing, List<HeaderRule> requestHeaders,
+                          List<HeaderRule> responseHeaders, boolean securityHeaders, Redirect redirect,
+                          FixedAnswer respond, Access access, RateLimit rateLimit, Duration readTimeout,
+                          Duration writeTimeout, Duration websocketIdle) {
+    /** Compression on, round robin, no edits, open access, no rate limit, 60 s read/write, 1 h websocket idle. */
+    public static final SiteTraffic DEFAULTS = new SiteTraffic(true, Balancing.DEFAULTS, List.of(), List.of(), false,
+            null, null, Access.OPEN, null, Duration.ofSeconds(60), Duration.ofSeconds(60), Duration.ofHours(1));
+
+    public SiteTraffic {
+        requestHeaders = List.copyOf(requestHeaders);
+        responseHeaders = List.copyOf(responseHeaders);
+    }
+}

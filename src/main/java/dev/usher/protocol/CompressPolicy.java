@@ -1,0 +1,141 @@
+package dev.usher.protocol;
+
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponse;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Which responses are worth compressing, and the header changes that go with the choice. Kept apart from the
+ * handler so the rules read as one list.
+ *
+ * <p>A response is a candidate when it has a body of a compressible type that nobody encoded yet and nobody asked
+ * to keep as it is. Whether it is then compressed depends on the request (its Accept-Encoding, HEAD, HTTP/1.0);
+ * when it is a candidate but not compressed for one of those reasons, it still gets {@code Vary: Accept-Encoding},
+ * since another request for the same resource would get a different body and caches must know.
+ */
+final class CompressPolicy {
+    /** Declared bodies shorter than this go as they are: gzip's 18 bytes of framing would eat most of the gain. */
+    static final int MIN_LENGTH = 1024;
+
+    private static final String ACCEPT_ENCODING = "Accept-Encoding";
+
+    private CompressPolicy() {
+    }
+
+    /** True when {@code response} (a head, or a full response) may be compressed if the request allows it. */
+    static boolean candidate(HttpResponse response) {
+        int code = response.status().code();
+        // 1xx, 204 and 304 have no body; a 206 body is a byte range of the identity body, and compressing it would
+        // make the range meaningless.
+        if (code < 200 || code == 204 || code == 206 || code == 304) {
+            return false;
+        }
+        HttpHeaders headers = response.headers();
+        if (headers.contains(HttpHeaderNames.CONTENT_RANGE) || alreadyEncoded(headers)
+                || headers.containsValue(HttpHeaderNames.CACHE_CONTROL, "no-transform", true)
+                || !compressibleType(headers.get(HttpHeaderNames.CONTENT_TYPE))) {
+            return false;
+        }
+        long length = declaredLength(response);
+        return length == -1 || length >= MIN_LENGTH;
+    }
+
+    /** Any Content-Encoding but {@code identity} means the body is someone else's encoding: leave it alone. */
+    static boolean alreadyEncoded(HttpHeaders headers) {
+        for (String value : headers.getAll(HttpHeaderNames.CONTENT_ENCODING)) {
+            for (String coding : value.split(",")) {
+                String c = coding.trim();
+                if (!c.isEmpty() && !c.equalsIgnoreCase("identity")) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The body's length when known: a full response's content, else Content-Length; -1 when the body is streamed
+     * without one; {@code 0} (never compressed) when the header is not a plain number, which the codecs normally
+     * refuse before it gets here.
+     */
+    private static long declaredLength(HttpResponse response) {
+        if (response instanceof HttpContent full) {
+            return full.content().readableBytes();
+        }
+        String value = response.headers().get(HttpHeaderNames.CONTENT_LENGTH);
+        if (value == null) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    /**
+     * Text, JSON, JavaScript, XML, SVG, WebAssembly and the uncompressed font formats. Everything else (images,
+     * video, archives, woff/woff2 which are compressed already) is not worth the CPU; a response without a
+     * Content-Type is of unknown kind and is left alone.
+     */
+    static boolean compressibleType(String contentType) {
+        if (contentType == null) {
+            return false;
+        }
+        int semi = contentType.indexOf(';');
+        String media = (semi < 0 ? contentType : contentType.substring(0, semi)).trim().toLowerCase(Locale.ROOT);
+        int slash = media.indexOf('/');
+        if (slash <= 0 || slash == media.length() - 1) {
+            return false;
+        }
+        String type = media.substring(0, slash);
+        String sub = media.substring(slash + 1);
+        return switch (type) {
+            case "text" -> true;
+            case "application" -> switch (sub) {
+                case "json", "javascript", "x-javascript", "ecmascript", "xml", "wasm", "x-font-ttf",
+                     "vnd.ms-fontobject" -> true;
+                default -> sub.endsWith("+json") || sub.endsWith("+xml");
+            };
+            case "image" -> sub.equals("svg+xml");
+            case "font" -> sub.equals("ttf") || sub.equals("otf");
+            default -> false;
+        };
+    }
+
+    /**
+     * Adds {@code Accept-Encoding} to Vary, merging all Vary fields into one and adding nothing when it is already
+     * named or when Vary is {@code *} (which varies on everything already).
+     */
+    static void addVary(HttpHeaders headers) {
+        List<String> values = headers.getAll(HttpHeaderNames.VARY);
+        StringBuilder merged = new StringBuilder();
+        for (String value : values) {
+            for (String field : value.split(",")) {
+                String f = field.trim();
+                if (f.equals("*") || f.equalsIgnoreCase(ACCEPT_ENCODING)) {
+                    return;
+                }
+                if (!f.isEmpty()) {
+                    merged.append(f).append(", ");
+                }
+            }
+        }
+        headers.set(HttpHeaderNames.VARY, merged.append(ACCEPT_ENCODING).toString());
+    }
+
+    /**
+     * A strong ETag promises byte-identical bodies; the compressed body is not byte-identical to the backend's, so
+     * the validator becomes weak (as nginx does). A weak one stays as it is.
+     */
+    static void weakenEtag(HttpHeaders headers) {
+        String etag = headers.get(HttpHeaderNames.ETAG);
+        if (etag != null && etag.startsWith("\"")) {
+            headers.set(HttpHeaderNames.ETAG, "W/" + etag);
+        }
+    }
+}

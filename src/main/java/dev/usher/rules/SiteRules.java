@@ -1,0 +1,206 @@
+package dev.usher.rules;
+
+import dev.usher.config.Access;
+import dev.usher.config.Cidr;
+import dev.usher.config.Site;
+import dev.usher.config.SiteTraffic;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+
+import java.net.InetAddress;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * Everything a site does to a request before (or instead of) forwarding it, compiled once per site per config
+ * generation. Thread-safe: every field is immutable, shared state lives in {@link RuleServices}.
+ *
+ * <p>Checks run in this order, the first that answers wins: allow/deny (403), rate limit (429 with Retry-After),
+ * basic auth (401, or 429 when one address tries too many passwords, or 503 when the password checker is
+ * saturated), redirect, fixed answer. Null means: go on and forward.
+ *
+ * <p>Calling: bcrypt must never run on an event loop, so a site with basic auth may have to wait for a password
+ * check. Such a site reports {@link #needsAsync()} and must be checked with {@link #checkAsync}; every other site
+ * may use {@link #check}, which never allocates for a site without rules. {@code checkAsync} works for every site
+ * and completes inline whenever no bcrypt is needed (no auth, a refusal before auth, a recently verified
+ * password), so a caller may also always use it and look at {@link Future#isDone()}.
+ */
+public final class SiteRules {
+    private final String name;
+    private final boolean compress;
+    private final boolean securityHeaders;
+    private final ClientAddresses clients;
+    private final IpNetworks allow;
+    private final IpNetworks deny;
+    private final RateLimiter rateLimiter;
+    private final BasicAuth auth;
+    private final RedirectAnswer redirect;
+    private final FixedReply fixed;
+    private final HeaderEdits requestEdits;
+    private final HeaderEdits responseEdits;
+    private final LocalAnswers answers;
+    /** True when any check needs the client address; false lets {@link #check} skip even reading it. */
+    private final boolean gated;
+
+    private SiteRules(Site site, List<Cidr> trustedProxies, RuleServices services) {
+        SiteTraffic traffic = site.traffic() == null ? SiteTraffic.DEFAULTS : site.traffic();
+        Access access = traffic.access() == null ? Access.OPEN : traffic.access();
+        this.name = site.name();
+        this.compress = traffic.compress();
+        this.securityHeaders = traffic.securityHeaders();
+        this.clients = new ClientAddresses(trustedProxies);
+        this.allow = access.allow().isEmpty() ? null : new IpNetworks(access.allow());
+        this.deny = access.deny().isEmpty() ? null : new IpNetworks(access.deny());
+        this.rateLimiter = traffic.rateLimit() == null ? null
+                : new RateLimiter(traffic.rateLimit(), services.siteId(site.name()), services.rateBuckets,
+                        services.nanoTime);
+        this.auth = access.basicAuth().isEmpty() ? null : new BasicAuth(site.name(), access.basicAuth(), services);
+        this.redirect = traffic.redirect() == null ? null : new RedirectAnswer(traffic.redirect());
+        this.fixed = traffic.respond() == null ? null : new FixedReply(traffic.respond());
+        this.requestEdits = new HeaderEdits(traffic.requestHeaders());
+        this.responseEdits = new HeaderEdits(traffic.responseHeaders());
+        this.answers = services.answers;
+        this.gated = allow != null || deny != null || rateLimiter != null || auth != null;
+    }
+
+    /** Compiles a site's rules; {@code trustedProxies} comes from the whole config. */
+    public static SiteRules compile(Site site, List<Cidr> trustedProxies, RuleServices services) {
+        return new SiteRules(site, trustedProxies, services);
+    }
+
+    /**
+     * The client's real address: the TCP peer, or — only when the peer is in trustedProxies — CF-Connecting-IP if
+     * present, else the right-most X-Forwarded-For entry that is not itself a trusted proxy (the left-most when all
+     * are). Only IP literals are read; never DNS, never an exception.
+     */
+    public InetAddress clientAddress(InetAddress peer, HttpHeaders requestHeaders) {
+        return clients.resolve(peer, requestHeaders);
+    }
+
+    /** True when the site has basic auth: use {@link #checkAsync}, since {@link #check} would throw. */
+    public boolean needsAsync() {
+        return auth != null;
+    }
+
+    /**
+     * A complete local answer (403, 429 with Retry-After, a redirect with Location, the site's fixed answer), or
+     * null to go on and forward. {@code scheme} is "http"/"https"; {@code keepAlive} false adds Connection: close.
+     *
+     * @throws IllegalStateException when {@link #needsAsync()}: a password check cannot be answered inline
+     */
+    public FullHttpResponse check(HttpRequest request, InetAddress client, String scheme, boolean keepAlive) {
+        if (auth != null) {
+            throw new IllegalStateException("site " + name + " has basic_auth; use checkAsync");
+        }
+        if (gated) {
+            byte[] ip = client.getAddress();
+            FullHttpResponse refused = gate(ip.length == 16, IpBits.hi(ip), IpBits.lo(ip), keepAlive);
+            if (refused != null) {
+                return refused;
+            }
+        }
+        return answer(request, scheme, keepAlive);
+    }
+
+    /**
+     * Like {@link #check}, for every site including those with basic auth (401 with WWW-Authenticate for missing
+     * or wrong credentials). The future completes on {@code executor} (the connection's event loop) with the answer,
+     * or with null to forward: at once when no bcrypt is needed, otherwise after the password has been checked on
+     * {@link RuleServices}' bcrypt threads. The caller should not read more of the request meanwhile.
+     */
+    public Future<FullHttpResponse> checkAsync(HttpRequest request, InetAddress client, String scheme,
+                                               boolean keepAlive, EventExecutor executor) {
+        if (auth == null) {
+            return executor.newSucceededFuture(check(request, client, scheme, keepAlive));
+        }
+        byte[] ip = client.getAddress();
+        long hi = IpBits.hi(ip);
+        long lo = IpBits.lo(ip);
+        FullHttpResponse refused = gate(ip.length == 16, hi, lo, keepAlive);
+        if (refused != null) {
+            return executor.newSucceededFuture(refused);
+        }
+        CompletableFuture<BasicAuth.Outcome> outcome = auth.authenticate(request.headers(), hi, lo);
+        if (outcome.isDone()) {
+            return executor.newSucceededFuture(afterAuth(outcome.join(), request, scheme, keepAlive));
+        }
+        Promise<FullHttpResponse> promise = executor.newPromise();
+        // Completes on a bcrypt thread; the answer is built back on the event loop that owns the connection.
+        outcome.whenComplete((result, failure) -> {
+            BasicAuth.Outcome decided = failure == null ? result : new BasicAuth.Outcome(BasicAuth.Kind.BUSY, 1);
+            try {
+                executor.execute(() -> {
+                    try {
+                        promise.trySuccess(afterAuth(decided, request, scheme, keepAlive));
+                    } catch (RuntimeException e) {
+                        promise.tryFailure(e);
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                // The event loop is shutting down; nobody is left to answer.
+                promise.tryFailure(e);
+            }
+        });
+        return promise;
+    }
+
+    /** Applies request_headers edits in place (after Usher set its X-Forwarded-* headers). */
+    public void editRequest(HttpHeaders headers) {
+        requestEdits.apply(headers);
+    }
+
+    /**
+     * Applies, in place, the security headers when enabled (each only when absent; HSTS only when {@code https}),
+     * then the site's {@code headers:} edits, which thus win. For any response about to go to the client, proxied
+     * or local.
+     */
+    public void editResponse(HttpHeaders headers, boolean https) {
+        if (securityHeaders) {
+            SecurityHeaders.addMissing(headers, https);
+        }
+        responseEdits.apply(headers);
+    }
+
+    /** True when the site may compress responses (gzip option). */
+    public boolean compress() {
+        return compress;
+    }
+
+    private FullHttpResponse gate(boolean v6, long hi, long lo, boolean keepAlive) {
+        if (allow != null && !allow.contains(v6, hi, lo) || deny != null && deny.contains(v6, hi, lo)) {
+            return answers.forbidden(keepAlive);
+        }
+        if (rateLimiter != null) {
+            long wait = rateLimiter.waitNanos(hi, lo);
+            if (wait > 0) {
+                return answers.tooManyRequests(RateLimiter.retryAfterSeconds(wait), keepAlive);
+            }
+        }
+        return null;
+    }
+
+    private FullHttpResponse afterAuth(BasicAuth.Outcome outcome, HttpRequest request, String scheme,
+                                       boolean keepAlive) {
+        return switch (outcome.kind()) {
+            case PASS -> answer(request, scheme, keepAlive);
+            case DENY -> answers.unauthorized(auth.challenge(), keepAlive);
+            case LOCKED_OUT -> answers.tooManyRequests(outcome.retryAfterSeconds(), keepAlive);
+            case BUSY -> answers.busy(outcome.retryAfterSeconds(), keepAlive);
+        };
+    }
+
+    private FullHttpResponse answer(HttpRequest request, String scheme, boolean keepAlive) {
+        if (redirect != null) {
+            return redirect.response(request, scheme, keepAlive);
+        }
+        if (fixed != null) {
+            return fixed.response(keepAlive);
+        }
+        return null;
+    }
+}
