@@ -113,8 +113,10 @@ class ConcurrentPicksTest {
             g.requestEnded(pool);
         });
         int total = THREADS * PICKS;
-        assertThat(counts.values()).extracting(AtomicInteger::get)
-                .allSatisfy(n -> assertThat(n).isBetween(total / 8, total / 2));
+        // How evenly threads interleave is up to the scheduler (a loaded CI machine skews it), so only what least
+        // connections guarantees is asserted: every backend is used and every in-flight count returns to zero.
+        assertThat(counts.values()).extracting(AtomicInteger::get).allSatisfy(n -> assertThat(n).isPositive());
+        assertThat(counts.values().stream().mapToInt(AtomicInteger::get).sum()).isEqualTo(total);
         assertThat(g.status()).allSatisfy(s -> assertThat(s.inFlight()).isZero());
     }
 }
