@@ -530,19 +530,7 @@ final class ProxyExchange implements UpstreamListener {
         if (finished) {
             return;
         }
-        finished = true;
-        cancelTimer();
-        cancelWriteTimer();
-        releasePending();
-        endCount();
-        if (upstream != null) {
-            if (!headSent) {
-                upstream.release();
-            } else {
-                closeUpstream();
-            }
-            upstream = null;
-        }
+        abandon();
         boolean close = !requestReceived || !clientKeepAlive || status.code() == 400;
         FullHttpResponse page = ErrorPages.response(status, close);
         route.rules().editResponse(page.headers(), false);
@@ -568,6 +556,14 @@ final class ProxyExchange implements UpstreamListener {
         if (finished) {
             return;
         }
+        abandon();
+    }
+
+    /**
+     * Ends the exchange without a response from the backend: timers off, pending body released, and the backend
+     * connection given back when nothing was written to it, closed otherwise (it may hold half an exchange).
+     */
+    private void abandon() {
         finished = true;
         cancelTimer();
         cancelWriteTimer();
