@@ -181,8 +181,9 @@ cusher=$copy/usher
 fake_env=(PATH="$tmp/path-jdk/bin:$minpath" USHER_JDK_SEARCH_PATH="$jvms")
 
 run "${fake_env[@]}" JAVA_HOME="$tmp/home-21" USHER_JAVA_OPTS='-Xmx64m  -Dsmoke=1' "$cusher" version 'two words'
-expected_args="[--enable-native-access=ALL-UNNAMED] [-XX:+UseSerialGC] [-Xss512k] [-XX:+ExitOnOutOfMemoryError]"
-expected_args+=" [-Xms16m] [-Xmx256m] [-XX:MaxDirectMemorySize=128m] [-XX:-UsePerfData]"
+expected_args="[--enable-native-access=ALL-UNNAMED] [-XX:+UseSerialGC] [-Xss256k] [-XX:+ExitOnOutOfMemoryError]"
+expected_args+=" [-Xms8m] [-Xmx128m] [-XX:MaxMetaspaceSize=96m] [-XX:ReservedCodeCacheSize=32m]"
+expected_args+=" [-XX:MaxDirectMemorySize=128m] [-Dio.netty.allocator.type=unpooled] [-XX:-UsePerfData]"
 expected_args+=" [-XX:TrimNativeHeapInterval=5000] [-Xmx64m] [-Dsmoke=1] [-jar] [$copy/target/usher.jar] [version] [two words]"
 check "picks the newest major (25 in the search path over JAVA_HOME's 21 and PATH's 17); JVM flags; USHER_JAVA_OPTS last" \
     eval 'rc_is 0 && [[ $out == "FAKEJAVA 25.0.1 $expected_args" ]]'
@@ -223,6 +224,14 @@ if [[ -f $copy/src/main/java/dev/usher/Main.java ]]; then
 
         run -u USHER_JAVA_OPTS "$cusher" version
         check "... and the next run does not build again" eval 'rc_is 0 && ! contains "$err" "building usher.jar…"'
+
+        if ((USHER_JDK_MAJOR >= 25)); then
+            check "on JDK 25+, the first run after a build records an AOT cache from a training run" \
+                eval '[[ -s $copy/target/usher.aot && -s $copy/target/usher.aot.stamp ]]'
+            # AOTMode=on makes the JVM refuse to start unless it can use the cache.
+            run USHER_JAVA_OPTS=-XX:AOTMode=on "$cusher" version
+            check "... which the JVM then uses (starts with -XX:AOTMode=on)" eval 'rc_is 0 && contains "$out" "usher "'
+        fi
 
         printf '\nthis is not Java\n' >>"$copy/src/main/java/dev/usher/Main.java"
         RUN_LIMIT=600 run -u USHER_JAVA_OPTS "$cusher" version

@@ -56,6 +56,7 @@ public final class Main {
                 yield Whoami.runCli(rest);
             }
             case "hash-password" -> PasswordHashCommand.run(rest, System.in, out, err);
+            case "train" -> train(); // used by the launcher to record an AOT cache; not in --help
             case "version", "--version", "-v" -> {
                 out.println("usher " + version() + " (Java " + Runtime.version().feature() + ", "
                         + Transport.best().name() + ")");
@@ -122,6 +123,15 @@ public final class Main {
             Thread.currentThread().interrupt();
         }
         return 0;
+    }
+
+    private int train() {
+        try {
+            return Training.run();
+        } catch (Exception e) {
+            err.println("usher: training run failed: " + e);
+            return 1;
+        }
     }
 
     private int check(String[] args) {

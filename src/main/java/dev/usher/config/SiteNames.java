@@ -114,7 +114,8 @@ final class SiteNames {
         if (HostNames.looksLikeIpv4(base)) {
             throw new BadValue("a wildcard needs a DNS name after \"*.\", not an IP address");
         }
-        if (base.indexOf('.') < 0) {
+        // *.localhost is the one single-label wildcard: every name under localhost is loopback (RFC 6761).
+        if (base.indexOf('.') < 0 && !base.equals("localhost")) {
             throw new BadValue(WILDCARD_HINT);
         }
         HostNames.checkDnsName(base, false);

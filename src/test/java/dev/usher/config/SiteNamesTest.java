@@ -43,9 +43,14 @@ class SiteNamesTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"*.com", "*", "*.", "*.localhost"})
+    @ValueSource(strings = {"*.com", "*", "*.", "*.lan"})
     void wildcardMustCoverASubdomain(String raw) {
         assertThatThrownBy(() -> SiteNames.parse(raw)).hasMessage(SiteNames.WILDCARD_HINT);
+    }
+
+    @org.junit.jupiter.api.Test
+    void everyNameUnderLocalhostIsAllowedAsAWildcard() throws Exception {
+        assertThat(SiteNames.parse("*.localhost").name()).isEqualTo("*.localhost");
     }
 
     @ParameterizedTest
