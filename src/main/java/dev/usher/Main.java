@@ -25,16 +25,18 @@ public final class Main {
     /** The file {@code run} and {@code check} use when {@code --config} is not given and it exists. */
     static final Path DEFAULT_CONFIG = Path.of("usher.yaml");
 
+    private final InputStream in;
     private final PrintStream out;
     private final PrintStream err;
 
-    Main(PrintStream out, PrintStream err) {
+    Main(InputStream in, PrintStream out, PrintStream err) {
+        this.in = in;
         this.out = out;
         this.err = err;
     }
 
     public static void main(String[] args) {
-        int code = new Main(System.out, System.err).execute(args);
+        int code = new Main(System.in, System.out, System.err).execute(args);
         if (code != 0 || args.length == 0 || !"run".equals(args[0]) && !"whoami".equals(args[0])) {
             System.exit(code);
         }
@@ -55,7 +57,7 @@ public final class Main {
                 LogFormat.install(false);
                 yield Whoami.runCli(rest);
             }
-            case "hash-password" -> PasswordHashCommand.run(rest, System.in, out, err);
+            case "hash-password" -> PasswordHashCommand.run(rest, in, out, err);
             case "train" -> train(); // used by the launcher to record an AOT cache; not in --help
             case "version", "--version", "-v" -> {
                 out.println("usher " + version() + " (Java " + Runtime.version().feature() + ", "

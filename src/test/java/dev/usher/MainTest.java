@@ -20,7 +20,12 @@ class MainTest {
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
     private int run(String... args) {
-        return new Main(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8))
+        return runWithInput("", args);
+    }
+
+    private int runWithInput(String input, String... args) {
+        return new Main(new java.io.ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)),
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8))
                 .execute(args);
     }
 
@@ -63,6 +68,17 @@ class MainTest {
         assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("usher ");
         assertThat(run("--help")).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("usher run").contains("usher check");
+    }
+
+    @Test
+    void hashPasswordPrintsABcryptHashThatVerifies() {
+        assertThat(runWithInput("s3cret passphrase\n", "hash-password", "--password-stdin")).isZero();
+        String hash = out.toString(StandardCharsets.UTF_8).trim();
+        assertThat(hash).startsWith("$2y$");
+        assertThat(org.bouncycastle.crypto.generators.OpenBSDBCrypt.checkPassword(hash,
+                "s3cret passphrase".toCharArray())).isTrue();
+        assertThat(org.bouncycastle.crypto.generators.OpenBSDBCrypt.checkPassword(hash, "wrong".toCharArray()))
+                .isFalse();
     }
 
     @Test

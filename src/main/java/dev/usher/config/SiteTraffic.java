@@ -18,17 +18,36 @@ import java.util.List;
  * @param readTimeout      the longest pause between two reads of a request body from the client
  * @param writeTimeout     the longest a response may stall because the client does not read
  * @param websocketIdle    a websocket (or other upgraded connection) with no traffic either way is closed after this
+ * @param keepAliveIdle    after a response from this site, the client connection may wait this long for its next
+ *                         request (the top-level {@code timeouts.idle} unless the site sets its own)
  */
 public record SiteTraffic(boolean compress, Balancing balancing, List<HeaderRule> requestHeaders,
                           List<HeaderRule> responseHeaders, boolean securityHeaders, Redirect redirect,
                           FixedAnswer respond, Access access, RateLimit rateLimit, Duration readTimeout,
-                          Duration writeTimeout, Duration websocketIdle) {
-    /** Compression on, round robin, no edits, open access, no rate limit, 60 s read/write, 1 h websocket idle. */
+                          Duration writeTimeout, Duration websocketIdle, Duration keepAliveIdle) {
+    /** Compression on, round robin, no edits, open access, no rate limit, 60 s read/write, 1 h websocket idle,
+     *  60 s keep-alive idle. */
     public static final SiteTraffic DEFAULTS = new SiteTraffic(true, Balancing.DEFAULTS, List.of(), List.of(), false,
-            null, null, Access.OPEN, null, Duration.ofSeconds(60), Duration.ofSeconds(60), Duration.ofHours(1));
+            null, null, Access.OPEN, null, Duration.ofSeconds(60), Duration.ofSeconds(60), Duration.ofHours(1),
+            Timeouts.DEFAULTS.idle());
 
     public SiteTraffic {
         requestHeaders = List.copyOf(requestHeaders);
         responseHeaders = List.copyOf(responseHeaders);
+    }
+
+    /** These options with another keep-alive idle timeout (a short-form site takes the top-level one). */
+    public SiteTraffic withKeepAliveIdle(Duration idle) {
+        return new SiteTraffic(compress, balancing, requestHeaders, responseHeaders, securityHeaders, redirect,
+                respond, access, rateLimit, readTimeout, writeTimeout, websocketIdle, idle);
+    }
+
+    /** Options with the default keep-alive idle timeout. */
+    public SiteTraffic(boolean compress, Balancing balancing, List<HeaderRule> requestHeaders,
+                       List<HeaderRule> responseHeaders, boolean securityHeaders, Redirect redirect,
+                       FixedAnswer respond, Access access, RateLimit rateLimit, Duration readTimeout,
+                       Duration writeTimeout, Duration websocketIdle) {
+        this(compress, balancing, requestHeaders, responseHeaders, securityHeaders, redirect, respond, access,
+                rateLimit, readTimeout, writeTimeout, websocketIdle, Timeouts.DEFAULTS.idle());
     }
 }

@@ -65,7 +65,7 @@ final class SitesReader {
                             + "limits:"),
                     Map.entry("connections", "\"connections\" can only be set for all sites, under the top-level "
                             + "limits:"),
-                    Map.entry("idle", "\"idle\" can only be set for all sites, under the top-level timeouts:"),
+                    Map.entry("idle", "\"idle\" belongs under timeouts: in this site"),
                     Map.entry("trusted_proxies", "\"trusted_proxies\" can only be set for all sites, at the top "
                             + "level"),
                     Map.entry("path", "\"path\" belongs under health: in this site"),
@@ -77,12 +77,11 @@ final class SitesReader {
                     Map.entry("status", "\"status\" belongs under redirect: or respond: in this site"),
                     Map.entry("body", "\"body\" belongs under respond: in this site"),
                     Map.entry("content_type", "\"content_type\" belongs under respond: in this site")));
-    private static final Keys SITE_TIMEOUTS = Keys.of("connect", "response", "read", "write", "websocket")
+    private static final Keys SITE_TIMEOUTS = Keys.of("connect", "response", "read", "write", "websocket", "idle")
             .withAliases(Map.of("dial", "connect", "ws", "websocket", "websocket_idle", "websocket",
                     "upgrade", "websocket", "tunnel", "websocket"))
             .withMisplaced(Map.of(
-                    "header", "\"header\" can only be set for all sites, under the top-level timeouts:",
-                    "idle", "\"idle\" can only be set for all sites, under the top-level timeouts:"));
+                    "header", "\"header\" can only be set for all sites, under the top-level timeouts:"));
 
     /** Where a normalised site name was first seen. */
     private record FirstSeen(String raw, int line) {
@@ -149,7 +148,8 @@ final class SitesReader {
         }
         return upstreams(value, field.path(), UPSTREAM)
                 .map(ups -> new Site(name.name(), name.plainHttp(), ups, limits.maxBody(), timeouts.connect(),
-                        timeouts.response(), ErrorList.line(field.keyNode()), ErrorList.column(field.keyNode())));
+                        timeouts.response(), ErrorList.line(field.keyNode()), ErrorList.column(field.keyNode()),
+                        SiteTraffic.DEFAULTS.withKeepAliveIdle(timeouts.idle())));
     }
 
     private Optional<Site> longForm(Field field, SiteNames.SiteName name, Timeouts timeouts, Limits limits) {
@@ -173,7 +173,7 @@ final class SitesReader {
         Duration response = duration(t, "response", timeouts.response());
         SiteTraffic traffic = new TrafficReader(walker, values).read(fields, to != null || !oneAction,
                 duration(t, "read", d.readTimeout()), duration(t, "write", d.writeTimeout()),
-                duration(t, "websocket", d.websocketIdle()));
+                duration(t, "websocket", d.websocketIdle()), duration(t, "idle", timeouts.idle()));
         if (!oneAction) {
             return Optional.empty();
         }

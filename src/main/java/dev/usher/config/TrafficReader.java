@@ -48,10 +48,10 @@ final class TrafficReader {
      *
      * @param fields   the site's long-form fields
      * @param forwards false for a site that redirects or answers itself, where backend options are errors
-     * @param read     the site's read timeout; {@code write} and {@code websocket} likewise
+     * @param read     the site's read timeout; {@code write}, {@code websocket} and {@code idle} likewise
      */
     SiteTraffic read(Map<String, Field> fields, boolean forwards, Duration read, Duration write,
-                     Duration websocket) {
+                     Duration websocket, Duration idle) {
         SiteTraffic d = SiteTraffic.DEFAULTS;
         if (!forwards) {
             for (String key : List.of("policy", "health", "request_headers")) {
@@ -76,7 +76,7 @@ final class TrafficReader {
                 fields.get("basic_auth"));
         RateLimit rateLimit = section(fields.get("rate_limit")).flatMap(this::rateLimit).orElse(d.rateLimit());
         return new SiteTraffic(compress, balancing, requestHeaders, responseHeaders, security, redirect, respond,
-                access, rateLimit, read, write, websocket);
+                access, rateLimit, read, write, websocket, idle);
     }
 
     private static Optional<Field> field(Map<String, Field> fields, String key) {

@@ -39,6 +39,7 @@ final class Http1ServerCodec extends CombinedChannelDuplexHandler<HttpRequestDec
 
     private final class StrictRequestDecoder extends HttpRequestDecoder {
         private boolean atMessageStart = true;
+        private boolean headStarted;
         private boolean failed;
 
         StrictRequestDecoder(HttpDecoderConfig config) {
@@ -51,7 +52,11 @@ final class Http1ServerCodec extends CombinedChannelDuplexHandler<HttpRequestDec
                 buffer.skipBytes(buffer.readableBytes());
                 return;
             }
-            if (atMessageStart && ObsFold.find(buffer, scanLimit)) {
+            // Netty consumes a head line by line, so a head split over reads resumes at the start of a line: one that
+            // starts with a space or tab continues the previous line (obs-fold split across two reads).
+            boolean foldAtResume = atMessageStart && headStarted && buffer.isReadable()
+                    && (buffer.getByte(buffer.readerIndex()) == ' ' || buffer.getByte(buffer.readerIndex()) == '\t');
+            if (atMessageStart && (foldAtResume || ObsFold.find(buffer, scanLimit))) {
                 failed = true;
                 buffer.skipBytes(buffer.readableBytes());
                 FullHttpRequest bad = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/bad-request",
@@ -63,12 +68,17 @@ final class Http1ServerCodec extends CombinedChannelDuplexHandler<HttpRequestDec
                 return;
             }
             int before = out.size();
+            int readerBefore = buffer.readerIndex();
             super.decode(ctx, buffer, out);
+            if (atMessageStart && buffer.readerIndex() > readerBefore && out.size() == before) {
+                headStarted = true; // part of a head consumed, the rest still to come
+            }
             for (int i = before; i < out.size(); i++) {
                 Object msg = out.get(i);
                 if (msg instanceof HttpRequest request) {
                     methods.add(request.method());
                     atMessageStart = false;
+                    headStarted = false;
                 }
                 if (msg instanceof LastHttpContent) {
                     atMessageStart = true;

@@ -26,7 +26,7 @@ public final class ClientTimeouts extends ChannelInboundHandlerAdapter {
     private static final byte[] REQUEST_TIMEOUT = ("HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\n"
             + "connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
 
-    private enum Phase { IDLE, HEAD, BODY, BUSY }
+    private enum Phase { IDLE, HEAD, BODY, BUSY, CLOSING }
 
     private final long idleNanos;
     private final long headerNanos;
@@ -45,13 +45,34 @@ public final class ClientTimeouts extends ChannelInboundHandlerAdapter {
 
     /** The connection waits for its next request: the idle limit applies. */
     void awaitRequest() {
+        awaitRequest(idleNanos);
+    }
+
+    /** The connection waits for its next request, for at most {@code idleNanos} (a site's own idle timeout). */
+    void awaitRequest(long idleNanos) {
+        if (phase == Phase.CLOSING) {
+            return;
+        }
         phase = Phase.IDLE;
         setDeadline(System.nanoTime() + idleNanos);
     }
 
+    /**
+     * The connection is to close once its last answer is written. A client that never reads that answer would hold
+     * the connection (and a slot of {@code limits.connections}) forever: after the header timeout it is cut.
+     */
+    void closeSoon() {
+        if (phase != Phase.CLOSING) {
+            phase = Phase.CLOSING;
+            setDeadline(System.nanoTime() + headerNanos);
+        }
+    }
+
     /** A whole request head arrived: no client-side limit until {@link #awaitRequest()}. */
     void busy() {
-        phase = Phase.BUSY;
+        if (phase != Phase.CLOSING) {
+            phase = Phase.BUSY;
+        }
     }
 
     /**
@@ -59,6 +80,9 @@ public final class ClientTimeouts extends ChannelInboundHandlerAdapter {
      * {@code readTimeoutNanos}, the connection is closed. Time spent waiting on a slow backend does not count.
      */
     void awaitBody(long readTimeoutNanos, BooleanSupplier waitingOnClient) {
+        if (phase == Phase.CLOSING) {
+            return;
+        }
         phase = Phase.BODY;
         bodyNanos = readTimeoutNanos;
         this.waitingOnClient = waitingOnClient;

@@ -3,6 +3,8 @@ package dev.usher.proxy;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
 
+import java.util.List;
+
 /**
  * Tells the backend who the client is. A client's own {@code X-Forwarded-*} values are a claim nobody checked:
  * they are replaced, unless the TCP peer is a trusted proxy ({@code trusted_proxies:}), whose chain is kept and
@@ -13,6 +15,17 @@ final class ForwardedHeaders {
     static final AsciiString X_FORWARDED_PROTO = AsciiString.cached("x-forwarded-proto");
     static final AsciiString X_FORWARDED_HOST = AsciiString.cached("x-forwarded-host");
     static final AsciiString X_REAL_IP = AsciiString.cached("x-real-ip");
+    /**
+     * Other headers through which backends and frameworks learn the client's address, scheme, host or port (RFC 7239
+     * Forwarded, Spring and Rails conventions, CDN headers). From a client that is not a trusted proxy they are
+     * claims nobody checked, so they are dropped.
+     */
+    private static final List<AsciiString> CLAIMS = List.of(AsciiString.cached("forwarded"),
+            AsciiString.cached("x-forwarded-port"), AsciiString.cached("x-forwarded-prefix"),
+            AsciiString.cached("x-forwarded-server"), AsciiString.cached("x-forwarded-ssl"),
+            AsciiString.cached("x-forwarded-scheme"), AsciiString.cached("x-client-ip"),
+            AsciiString.cached("true-client-ip"), AsciiString.cached("cf-connecting-ip"),
+            AsciiString.cached("x-cluster-client-ip"));
 
     private ForwardedHeaders() {
     }
@@ -26,6 +39,11 @@ final class ForwardedHeaders {
      */
     static void apply(HttpHeaders headers, String clientIp, String peerIp, boolean peerTrusted, String scheme,
                       String host) {
+        if (!peerTrusted) {
+            for (int i = 0; i < CLAIMS.size(); i++) {
+                headers.remove(CLAIMS.get(i));
+            }
+        }
         String chain = peerTrusted ? headers.get(X_FORWARDED_FOR) : null;
         headers.set(X_FORWARDED_FOR, chain == null || chain.isBlank() ? peerIp : chain + ", " + peerIp);
         headers.set(X_REAL_IP, clientIp);

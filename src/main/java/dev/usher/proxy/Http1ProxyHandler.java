@@ -56,6 +56,9 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
      */
     public static final AttributeKey<Boolean> COMPRESS = AttributeKey.valueOf("usher.compress");
 
+    /** Decoded messages that may wait for their turn: pipelined requests beyond this close the connection. */
+    private static final int MAX_QUEUED = 512;
+
     private final RouteTableHolder routes;
     private final String scheme;
     private final ClientTimeouts timeouts;
@@ -98,7 +101,15 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (closing) {
             ReferenceCountUtil.release(msg);
-        } else if (!later.isEmpty() || (exchange != null && exchange.requestReceived())) {
+        } else if (!later.isEmpty() || (exchange != null && exchange.requestReceived())
+                || (exchange == null && !ctx.channel().isWritable())) {
+            // A later request, or one that would be answered into a client that is not reading its answers:
+            // it waits. The queue holds at most what one read decoded; a flood of tiny pipelined requests is cut.
+            if (later.size() >= MAX_QUEUED) {
+                ReferenceCountUtil.release(msg);
+                abortConnection();
+                return;
+            }
             later.add(msg);
         } else {
             handle(msg);
@@ -109,7 +120,7 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
     public void channelReadComplete(ChannelHandlerContext ctx) {
         if (exchange != null) {
             exchange.clientReadComplete();
-        } else if (!closing) {
+        } else if (!closing && later.isEmpty() && ctx.channel().isWritable()) {
             ctx.read();
         }
     }
@@ -118,6 +129,8 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (exchange != null) {
             exchange.clientWritabilityChanged(ctx.channel().isWritable());
+        } else if (ctx.channel().isWritable() && !closing) {
+            resume();
         }
         ctx.fireChannelWritabilityChanged();
     }
@@ -167,6 +180,12 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
         HttpHeaders headers = request.headers();
         boolean http10 = request.protocolVersion().equals(HttpVersion.HTTP_1_0);
         boolean hasBody = HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0;
+        String transferEncoding = headers.get(HttpHeaderNames.TRANSFER_ENCODING);
+        if (transferEncoding != null && !transferEncoding.trim().equalsIgnoreCase("chunked")) {
+            // "gzip, chunked" and the like: a coding Usher would have to undo or pass on; no client needs it.
+            respond(HttpResponseStatus.BAD_REQUEST, true);
+            return;
+        }
         if (request.method().equals(HttpMethod.CONNECT)) {
             respond(HttpResponseStatus.METHOD_NOT_ALLOWED, true);
             return;
@@ -244,7 +263,7 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private boolean isHttps() {
+    boolean isHttps() {
         return "https".equals(scheme);
     }
 
@@ -257,9 +276,16 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
         return false;
     }
 
+    /**
+     * An upgrade to pass through: websockets and other protocols, but never h2c. A backend that accepted h2c would
+     * take every later request on the tunnel straight from the client, past Usher's routing and the site's rules
+     * ("h2c smuggling"); without the upgrade the request is served as plain HTTP/1.1.
+     */
     private static boolean isUpgrade(HttpHeaders headers) {
-        return headers.contains(HttpHeaderNames.UPGRADE)
-                && headers.containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE, true);
+        String upgrade = headers.get(HttpHeaderNames.UPGRADE);
+        return upgrade != null
+                && headers.containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE, true)
+                && !upgrade.toLowerCase(java.util.Locale.ROOT).contains("h2c");
     }
 
     private static HttpResponseStatus statusFor(Throwable cause) {
@@ -290,6 +316,7 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
             closing = true;
             releaseLater();
             written.addListener(ChannelFutureListener.CLOSE);
+            timeouts.closeSoon();
         } else {
             timeouts.awaitRequest();
         }
@@ -304,18 +331,27 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
         if (closeConnection || closing) {
             closing = true;
             releaseLater();
+            timeouts.closeSoon();
             return;
         }
-        timeouts.awaitRequest();
+        timeouts.awaitRequest(done.keepAliveIdleNanos());
+        resume();
+    }
+
+    /**
+     * Between requests: serves what pipelined requests already wait in the queue, as long as the client takes its
+     * answers, then reads more once the queue is empty.
+     */
+    private void resume() {
         Object msg;
-        while (!closing && (msg = later.peek()) != null
-                && (exchange == null || !exchange.requestReceived())) {
+        while (!closing && (msg = later.peek()) != null && (exchange == null || !exchange.requestReceived())
+                && (exchange != null || ctx.channel().isWritable())) {
             later.poll();
             handle(msg);
         }
         if (exchange != null) {
             exchange.clientReadComplete();
-        } else if (!closing) {
+        } else if (!closing && later.isEmpty() && ctx.channel().isWritable()) {
             ctx.read();
         }
     }

@@ -63,6 +63,7 @@ final class ProxyExchange implements UpstreamListener {
     private final long writeTimeoutNanos;
     private final InetAddress client;
     private final UpstreamGroup group;
+    private final boolean https;
 
     /** Body pieces received from the client and not yet written to the backend. */
     private final ArrayDeque<HttpContent> pending = new ArrayDeque<>(2);
@@ -106,6 +107,12 @@ final class ProxyExchange implements UpstreamListener {
         this.writeTimeoutNanos = route.site().traffic().writeTimeout().toNanos();
         this.client = clientAddress;
         this.group = route.upstreams();
+        this.https = handler.isHttps();
+    }
+
+    /** How long the client connection may then wait for its next request: the site's keep-alive idle timeout. */
+    long keepAliveIdleNanos() {
+        return route.site().traffic().keepAliveIdle().toNanos();
     }
 
     /** True once the client's whole request (head and body) has arrived. */
@@ -315,11 +322,14 @@ final class ProxyExchange implements UpstreamListener {
                 upstreamFailed();
                 return;
             }
+            skipInformationalEnd = true;
+            if (http10Client) {
+                return; // HTTP/1.0 has no interim answers (RFC 9110 §15.2)
+            }
             HttpHeaders headers = response.headers();
             HopByHop.strip(headers);
             ctx.write(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, response.status(), Unpooled.EMPTY_BUFFER,
                     headers, HttpHeaders.EMPTY_HEADERS.copy()));
-            skipInformationalEnd = true;
             return;
         }
         responseStarted = true;
@@ -328,6 +338,8 @@ final class ProxyExchange implements UpstreamListener {
         HttpHeaders headers = response.headers();
         upstreamKeepAlive = HttpUtil.isKeepAlive(response);
         boolean chunked = HttpUtil.isTransferEncodingChunked(response);
+        String transferEncoding = headers.get(HttpHeaderNames.TRANSFER_ENCODING);
+        upstream.keepAliveTimeout(headers.get(HttpHeaderNames.KEEP_ALIVE));
         HopByHop.strip(headers);
         boolean bodyless = headRequest || code == 204 || code == 304;
         if (!bodyless && !headers.contains(HttpHeaderNames.CONTENT_LENGTH)) {
@@ -342,6 +354,11 @@ final class ProxyExchange implements UpstreamListener {
         } else if (chunked && headRequest && !http10Client) {
             headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
         }
+        if (chunked && !http10Client && transferEncoding != null
+                && !transferEncoding.trim().equalsIgnoreCase("chunked")) {
+            // e.g. "gzip, chunked": the body stays gzip-coded on the way through, so the coding must stay named.
+            headers.set(HttpHeaderNames.TRANSFER_ENCODING, transferEncoding);
+        }
         if (!clientKeepAlive) {
             closeClientAfter = true;
         }
@@ -351,7 +368,7 @@ final class ProxyExchange implements UpstreamListener {
             headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
         }
         response.setProtocolVersion(HttpVersion.HTTP_1_1);
-        route.rules().editResponse(headers, false);
+        route.rules().editResponse(headers, https);
         ctx.write(response, ctx.voidPromise());
     }
 
@@ -455,7 +472,7 @@ final class ProxyExchange implements UpstreamListener {
             headers.set(HttpHeaderNames.UPGRADE, protocol);
         }
         headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE);
-        route.rules().editResponse(headers, false);
+        route.rules().editResponse(headers, https);
         ctx.writeAndFlush(response, ctx.voidPromise());
         Channel backend = upstream.channel();
         upstream = null;
@@ -496,7 +513,9 @@ final class ProxyExchange implements UpstreamListener {
                 resend(false);
                 return;
             }
-        } else if (!responseStarted) {
+        } else if (!responseStarted && !wasReused) {
+            // A reused connection closing under a request says little about the backend (its keep-alive timer
+            // may simply have run out): only a fresh one counts against its health.
             group.failed(pool);
         }
         upstreamFailed();
@@ -533,7 +552,7 @@ final class ProxyExchange implements UpstreamListener {
         abandon();
         boolean close = !requestReceived || !clientKeepAlive || status.code() == 400;
         FullHttpResponse page = ErrorPages.response(status, close);
-        route.rules().editResponse(page.headers(), false);
+        route.rules().editResponse(page.headers(), https);
         handler.respond(page, close);
         handler.exchangeDone(this, close);
     }

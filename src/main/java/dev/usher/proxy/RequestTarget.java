@@ -34,7 +34,62 @@ final class RequestTarget {
             return request.protocolVersion().equals(HttpVersion.HTTP_1_0) ? "" : null;
         }
         String host = hosts.get(0).trim();
-        return host.isEmpty() ? null : host;
+        return validAuthority(host) ? host : null;
+    }
+
+    /**
+     * True for {@code name}, {@code name:port}, {@code 192.0.2.1:80} or {@code [2001:db8::1]:80}, where a name has
+     * only letters, digits, dots, hyphens and underscores and a port only digits. Anything else — userinfo, a
+     * second host after a comma, spaces — is refused rather than forwarded: a backend that parses Host its own way
+     * must not find a name in it that Usher did not route by.
+     */
+    static boolean validAuthority(String authority) {
+        int end = authority.length();
+        int i = 0;
+        if (end == 0) {
+            return false;
+        }
+        if (authority.charAt(0) == '[') {
+            int close = authority.indexOf(']');
+            if (close < 2) {
+                return false;
+            }
+            for (i = 1; i < close; i++) {
+                char c = authority.charAt(i);
+                if (!(isHex(c) || c == ':' || c == '.')) {
+                    return false;
+                }
+            }
+            i = close + 1;
+        } else {
+            for (; i < end && authority.charAt(i) != ':'; i++) {
+                char c = authority.charAt(i);
+                if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-'
+                        || c == '_')) {
+                    return false;
+                }
+            }
+            if (i == 0) {
+                return false;
+            }
+        }
+        if (i == end) {
+            return true;
+        }
+        if (authority.charAt(i) != ':' || end - i - 1 > 5) {
+            return false;
+        }
+        for (i++; i < end; i++) {
+            char c = authority.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isHex(char c) {
+        return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F';
     }
 
     private static String fromAbsoluteUri(HttpRequest request, String uri) {
@@ -52,7 +107,7 @@ final class RequestTarget {
             pathStart++;
         }
         String authority = uri.substring(authorityStart, pathStart);
-        if (authority.isEmpty() || authority.indexOf('@') >= 0) {
+        if (!validAuthority(authority)) {
             return null;
         }
         String rest = uri.substring(pathStart);

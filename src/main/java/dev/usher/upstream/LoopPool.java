@@ -49,11 +49,13 @@ final class LoopPool {
     Future<UpstreamConnection> acquire(Duration connectTimeout, boolean fresh) {
         if (!fresh) {
             UpstreamConnection conn;
+            long now = System.nanoTime();
             while ((conn = idle.pollLast()) != null) {
-                if (conn.channel().isActive()) {
+                if (conn.channel().isActive() && !conn.idleTooLong(now)) {
                     conn.leased();
                     return loop.newSucceededFuture(conn);
                 }
+                conn.channel().close();
             }
         }
         return connect(connectTimeout);

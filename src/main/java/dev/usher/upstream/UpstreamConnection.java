@@ -16,6 +16,11 @@ public final class UpstreamConnection extends ChannelInboundHandlerAdapter {
     private UpstreamListener listener;
     private int uses;
     private long idleSinceNanos;
+    /** How long the backend keeps this connection open when idle (its Keep-Alive timeout), less a safety second. */
+    private long idleLimitNanos = Long.MAX_VALUE;
+    /** Inside a read batch from the backend (between the first channelRead and channelReadComplete). */
+    private boolean reading;
+    private boolean releaseAfterRead;
 
     UpstreamConnection(LoopPool pool) {
         this.pool = pool;
@@ -47,7 +52,42 @@ public final class UpstreamConnection extends ChannelInboundHandlerAdapter {
      */
     public void release() {
         listener = null;
-        pool.release(this);
+        if (reading) {
+            // Not back in the pool until the decoder has handed over everything in this batch: bytes after the
+            // response (a misbehaving backend) must find the connection idle, and be closed, not be taken as the
+            // answer to the next request.
+            releaseAfterRead = true;
+        } else {
+            pool.release(this);
+        }
+    }
+
+    /**
+     * Notes the backend's {@code Keep-Alive: timeout=N}: an idle connection is not reused after N−1 seconds, so a
+     * request never races the backend closing it (Node.js closes after 5 s, gunicorn after 2 s).
+     */
+    public void keepAliveTimeout(String keepAliveHeader) {
+        if (keepAliveHeader == null) {
+            return;
+        }
+        int at = keepAliveHeader.toLowerCase(java.util.Locale.ROOT).indexOf("timeout=");
+        if (at < 0) {
+            return;
+        }
+        int end = at + 8;
+        while (end < keepAliveHeader.length() && Character.isDigit(keepAliveHeader.charAt(end))) {
+            end++;
+        }
+        if (end == at + 8 || end - at - 8 > 6) {
+            return;
+        }
+        long seconds = Long.parseLong(keepAliveHeader.substring(at + 8, end));
+        idleLimitNanos = Math.max(0, seconds - 1) * 1_000_000_000L;
+    }
+
+    /** True when this idle connection has outlived what the backend said it keeps idle connections for. */
+    boolean idleTooLong(long nowNanos) {
+        return nowNanos - idleSinceNanos >= idleLimitNanos;
     }
 
     /** Closes the connection; it is never reused. */
@@ -77,6 +117,7 @@ public final class UpstreamConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        reading = true;
         UpstreamListener l = listener;
         if (l != null) {
             l.upstreamRead(msg);
@@ -89,6 +130,12 @@ public final class UpstreamConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
+        reading = false;
+        if (releaseAfterRead) {
+            releaseAfterRead = false;
+            pool.release(this);
+            return;
+        }
         UpstreamListener l = listener;
         if (l != null) {
             l.upstreamReadComplete();

@@ -23,6 +23,19 @@ class ConfigLoaderTest {
     private static final String HASH = "$2y$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy";
 
     @Test
+    void keepAliveIdleComesFromTheTopLevelUnlessTheSiteSetsItsOwn() throws Exception {
+        UsherConfig config = ConfigLoader.parse("""
+                timeouts: {idle: 5s}
+                sites:
+                  short.example.com: app:80
+                  long.example.com: {to: app:80}
+                  own.example.com: {to: app:80, timeouts: {idle: 2s}}
+                """, "idle.yaml");
+        assertThat(config.sites()).extracting(site -> site.traffic().keepAliveIdle())
+                .containsExactly(Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofSeconds(2));
+    }
+
+    @Test
     void readsTheDocumentedExample() throws Exception {
         UsherConfig config = ConfigLoader.load(EXAMPLE);
 

@@ -21,7 +21,8 @@ class SiteTimeoutsTest {
         backend = Whoami.start("127.0.0.1", 0, "b");
         usher = RunningUsher.start("""
                 sites:
-                  t.example.com: {to: 127.0.0.1:%d, timeouts: {read: 700ms, write: 700ms, websocket: 700ms}}
+                  t.example.com: {to: 127.0.0.1:%1$d, timeouts: {read: 700ms, write: 700ms, websocket: 700ms}}
+                  short.example.com: {to: 127.0.0.1:%1$d, timeouts: {idle: 500ms}}
                 """.formatted(backend.port()));
     }
 
@@ -61,6 +62,22 @@ class SiteTimeoutsTest {
                 read += n;
             }
             assertThat(read).as("bytes before Usher closed").isLessThan(100L * 1024 * 1024);
+        }
+    }
+
+    @Test
+    void aSitesOwnKeepAliveIdleTimeoutAppliesAfterItsResponses() throws Exception {
+        try (RawHttp http = new RawHttp(usher.port())) {
+            assertThat(http.send("GET / HTTP/1.1\r\nHost: short.example.com\r\n\r\n").read().status()).isEqualTo(200);
+            long start = System.nanoTime();
+            assertThat(http.closedByServer()).isTrue();
+            assertThat((System.nanoTime() - start) / 1_000_000).isBetween(300L, 3000L);
+        }
+        // The other site keeps the global 60 s: its connection is still open after 1.5 s.
+        try (RawHttp http = new RawHttp(usher.port())) {
+            assertThat(http.send("GET / HTTP/1.1\r\nHost: t.example.com\r\n\r\n").read().status()).isEqualTo(200);
+            http.socket.setSoTimeout(1500);
+            assertThat(http.closedByServer()).isFalse();
         }
     }
 

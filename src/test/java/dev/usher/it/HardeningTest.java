@@ -1,0 +1,121 @@
+package dev.usher.it;
+
+import dev.usher.whoami.Whoami;
+import io.netty.util.internal.PlatformDependent;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Attacks and abuse found in review: each of these failed before its fix. */
+class HardeningTest {
+    static Whoami backend;
+    static RunningUsher usher;
+    static final String BODY = "x".repeat(1000);
+
+    @BeforeAll
+    static void start() throws Exception {
+        backend = Whoami.start("127.0.0.1", 0, "b");
+        usher = RunningUsher.start("""
+                sites:
+                  app.example.com: 127.0.0.1:%d
+                  fixed.example.com: {respond: {status: 200, body: "%s"}}
+                """.formatted(backend.port(), BODY));
+    }
+
+    @org.junit.jupiter.api.Test
+    void h2cUpgradeIsNotPassedThrough() throws Exception {
+        try (RawHttp http = new RawHttp(usher.port())) {
+            RawHttp.Response r = http.send("GET / HTTP/1.1\r\nHost: app.example.com\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+                    + "Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n").read();
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.body().toLowerCase()).doesNotContain("upgrade").doesNotContain("http2-settings");
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void transferCodingsOtherThanChunkedAreRefused() throws Exception {
+        try (RawHttp http = new RawHttp(usher.port())) {
+            assertThat(http.send("POST / HTTP/1.1\r\nHost: app.example.com\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
+                    + "0\r\n\r\n").read().status()).isEqualTo(400);
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        usher.close();
+        backend.close();
+    }
+
+    /** Local answers (404, 403, redirects, fixed answers) wait while the client does not read them. */
+    @Test
+    void aClientThatReadsNothingCannotMakeUsherBufferLocalAnswersWithoutLimit() throws Exception {
+        long before = PlatformDependent.usedDirectMemory();
+        Socket s = new Socket();
+        s.setReceiveBufferSize(4096);
+        s.connect(new InetSocketAddress("127.0.0.1", usher.port()));
+        byte[] batch = "GET / HTTP/1.1\r\nHost: fixed.example.com\r\n\r\n".repeat(1000)
+                .getBytes(StandardCharsets.US_ASCII);
+        Thread writer = new Thread(() -> {
+            try {
+                OutputStream out = s.getOutputStream();
+                for (int i = 0; i < 20; i++) {
+                    out.write(batch);
+                }
+                out.flush();
+            } catch (IOException ignored) {
+                // closed below
+            }
+        });
+        writer.setDaemon(true);
+        writer.start();
+        writer.join(5000);
+        Thread.sleep(1000);
+        long grown = PlatformDependent.usedDirectMemory() - before;
+        s.close();
+        assertThat(grown).as("direct memory Usher holds for one client that reads nothing").isLessThan(8L << 20);
+    }
+
+    /** obs-fold is refused even when the folded line arrives in a later read. */
+    @Test
+    void obsFoldSplitAcrossTwoReadsIsStillRefused() throws Exception {
+        try (RawHttp http = new RawHttp(usher.port())) {
+            http.socket.setTcpNoDelay(true);
+            http.send("GET / HTTP/1.1\r\nHost: app.example.com\r\nX-Folded: a\r\n");
+            Thread.sleep(300);
+            http.send(" b\r\n\r\n");
+            RawHttp.Response r = http.read();
+            assertThat(r.status()).isEqualTo(400);
+        }
+    }
+
+    /** Host must be a name or address and an optional port: nothing else reaches a backend. */
+    @Test
+    void hostWithJunkAfterTheColonIsRefused() throws Exception {
+        try (RawHttp http = new RawHttp(usher.port())) {
+            RawHttp.Response r = http.send("GET / HTTP/1.1\r\nHost: app.example.com:80@admin.example.com\r\n\r\n")
+                    .read();
+            assertThat(r.status()).isEqualTo(400);
+        }
+    }
+
+    /** Forwarded (RFC 7239), X-Forwarded-Port and the like from an untrusted client are dropped. */
+    @Test
+    void clientForwardedHeaderDoesNotReachTheBackend() throws Exception {
+        try (RawHttp http = new RawHttp(usher.port())) {
+            String seen = http.send("GET / HTTP/1.1\r\nHost: app.example.com\r\n"
+                    + "Forwarded: for=6.6.6.6;proto=https;host=admin.example.com\r\nX-Forwarded-Port: 6666\r\n\r\n")
+                    .read().body();
+            assertThat(seen).doesNotContain("6.6.6.6").doesNotContain("6666");
+        }
+    }
+
+}
