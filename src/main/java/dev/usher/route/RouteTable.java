@@ -42,10 +42,8 @@ public final class RouteTable implements AutoCloseable {
         for (Site site : config.sites()) {
             List<UpstreamPool> group = new ArrayList<>(site.upstreams().size());
             site.upstreams().forEach(u -> group.add(pools.pool(u)));
-            UpstreamGroup upstreams = group.isEmpty() ? null : new UpstreamGroup(group, site.traffic().balancing());
-            if (upstreams != null) {
-                upstreams.siteName(site.name());
-            }
+            UpstreamGroup upstreams = group.isEmpty() ? null
+                    : new UpstreamGroup(site.name(), group, site.traffic().balancing());
             Route route = new Route(site, upstreams, SiteRules.compile(site, config.trustedProxies(), services));
             if (site.wildcard()) {
                 wildcard.put(site.name().substring(2), route);

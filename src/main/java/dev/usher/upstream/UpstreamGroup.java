@@ -40,7 +40,7 @@ public final class UpstreamGroup implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(UpstreamGroup.class.getName());
 
     /** For log lines only; volatile because it may be set after construction, before the group is shared. */
-    private volatile String site;
+    private final String site;
     private final List<UpstreamPool> pools;
     private final Balancing balancing;
     private final LongSupplier nanoTime;
@@ -173,11 +173,6 @@ public final class UpstreamGroup implements AutoCloseable {
     /** The site name that starts this group's log lines, or null. */
     public String siteName() {
         return site;
-    }
-
-    /** Sets the site name that starts this group's log lines ({@code app.example.com backend 10.0.0.7:8080 …}). */
-    public void siteName(String name) {
-        this.site = name;
     }
 
     /**
