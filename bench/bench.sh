@@ -72,6 +72,6 @@ done
 
 REPORT=$OUT/report-$STAMP.md SVG=$OUT/chart-$STAMP.svg
 python3 bench/report.py --date "$STAMP" --svg "$SVG" \
-  --version "usher=$USHER_VERSION" "${FILES[@]}" >"$REPORT" || die "report.py failed"
+  --version "usher=${USHER_VERSION#usher }" "${FILES[@]}" >"$REPORT" || die "report.py failed"
 echo "# report: $REPORT   chart: $SVG   results: ${FILES[*]}" >&2
 [ ${#FAILED[@]} = 0 ] || die "pass(es) failed: ${FAILED[*]} (report written from what finished)"

@@ -271,8 +271,10 @@ def build(opts):
                 parts.append("%s Caddy" % fmt_ratio(ratio(r["rps_median"], c["rps_median"]), cm))
             if n:
                 parts.append("%s %s" % (fmt_ratio(ratio(r["rps_median"], n["rps_median"]), nm), label(n["name"])))
+            dist = [x["_label"] for x in (r, c, n) if x and (num(x.get("other_cpu_pct")) or 0) >= 15]
             if parts:
-                heads.append("**%s = %s** in requests/s (%s)" % (r["_label"], ", ".join(parts), lg))
+                heads.append("**%s = %s** in requests/s (%s)%s" % (r["_label"], ", ".join(parts), lg,
+                             (" — ⚠ disturbed run(s): %s, not a valid comparison" % ", ".join(dist)) if dist else ""))
     if heads:
         w("## Headline")
         w("")
