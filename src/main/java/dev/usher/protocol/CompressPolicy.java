@@ -35,6 +35,10 @@ final class CompressPolicy {
             return false;
         }
         HttpHeaders headers = response.headers();
+        String transferEncoding = headers.get(HttpHeaderNames.TRANSFER_ENCODING);
+        if (transferEncoding != null && !transferEncoding.trim().equalsIgnoreCase("chunked")) {
+            return false; // e.g. "gzip, chunked" passed on from the backend: the body is already coded
+        }
         if (headers.contains(HttpHeaderNames.CONTENT_RANGE) || alreadyEncoded(headers)
                 || headers.containsValue(HttpHeaderNames.CACHE_CONTROL, "no-transform", true)
                 || !compressibleType(headers.get(HttpHeaderNames.CONTENT_TYPE))) {
@@ -137,5 +141,8 @@ final class CompressPolicy {
         if (etag != null && etag.startsWith("\"")) {
             headers.set(HttpHeaderNames.ETAG, "W/" + etag);
         }
+        // Byte ranges of the compressed body do not exist: a client resuming a download must not be invited to ask
+        // for a range (the backend would answer with identity bytes, which do not fit a compressed prefix).
+        headers.remove(HttpHeaderNames.ACCEPT_RANGES);
     }
 }

@@ -16,6 +16,7 @@ import io.netty.handler.codec.http.HttpDecoderConfig;
 public final class Http1Initializer extends ChannelInitializer<Channel> {
     private final RouteTableHolder routes;
     private final ConnectionLimiter limiter;
+    private final CompressBudget compression = new CompressBudget();
 
     public Http1Initializer(RouteTableHolder routes, ConnectionLimiter limiter) {
         this.routes = routes;
@@ -34,7 +35,7 @@ public final class Http1Initializer extends ChannelInitializer<Channel> {
         ch.pipeline()
                 .addLast(Http1ProxyHandler.TIMEOUTS_NAME, timeouts)
                 .addLast(Http1ProxyHandler.CODEC_NAME, new Http1ServerCodec(decoderConfig(config.limits())))
-                .addLast(Http1ProxyHandler.COMPRESSOR_NAME, new ResponseCompressor())
+                .addLast(Http1ProxyHandler.COMPRESSOR_NAME, new ResponseCompressor(compression))
                 .addLast("proxy", new Http1ProxyHandler(routes, "http", timeouts));
     }
 

@@ -68,6 +68,7 @@ public final class ResponseCompressor extends HttpContentEncoder {
     private static final boolean ZSTD_LOADED = loadZstd();
 
     private final boolean zstd;
+    private final CompressBudget budget;
     /**
      * For each request still unanswered, in order: the coding its response gets if it is a candidate. It runs beside
      * Netty's own queue (private, and holding only the raw header) and is pushed and popped at the same points: one
@@ -78,15 +79,29 @@ public final class ResponseCompressor extends HttpContentEncoder {
     /** The coding chosen for the response head being encoded now; taken by {@link #beginEncode}. */
     private String chosen;
 
-    /** A compressor offering zstd (when its native library loaded) and gzip. */
+    /** A compressor offering zstd (when its native library loaded) and gzip, with its own stream budget. */
     public ResponseCompressor() {
-        this(true);
+        this(true, new CompressBudget());
+    }
+
+    /** A compressor sharing {@code budget} with every other connection of the listener. */
+    ResponseCompressor(CompressBudget budget) {
+        this(true, budget);
+    }
+
+    /**
+     * @param zstd   whether to offer zstd at all (it is offered only if its native library loaded too)
+     * @param budget the cap on compression streams open at once, shared by a listener's connections
+     */
+    ResponseCompressor(boolean zstd, CompressBudget budget) {
+        super(MAX_PIPELINE_DEPTH);
+        this.zstd = zstd && ZSTD_LOADED;
+        this.budget = budget;
     }
 
     /** @param zstd whether to offer zstd at all (it is offered only if its native library loaded too) */
     ResponseCompressor(boolean zstd) {
-        super(MAX_PIPELINE_DEPTH);
-        this.zstd = zstd && ZSTD_LOADED;
+        this(zstd, new CompressBudget());
     }
 
     private static boolean loadZstd() {
@@ -144,6 +159,9 @@ public final class ResponseCompressor extends HttpContentEncoder {
         if (coding == IDENTITY || !HttpVersion.HTTP_1_1.equals(response.protocolVersion())) {
             return null;
         }
+        if (!budget.take(coding)) {
+            return null; // too many streams open at once: this one goes out as it is
+        }
         CompressPolicy.weakenEtag(response.headers());
         return coding;
     }
@@ -161,7 +179,7 @@ public final class ResponseCompressor extends HttpContentEncoder {
                 .channelId(channel.id())
                 .hasDisconnect(channel.metadata().hasDisconnect())
                 .config(channel.config())
-                .handlers(newEncoder(coding))
+                .handlers(budget.releaser(coding), newEncoder(coding))
                 .build());
     }
 

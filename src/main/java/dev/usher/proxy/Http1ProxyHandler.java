@@ -225,6 +225,37 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         boolean upgrade = isUpgrade(headers);
+        ProxyExchange started = new ProxyExchange(this, ctx, route, request, client, keepAlive, http10, upgrade,
+                hasBody);
+        exchange = started;
+        if (hasBody) {
+            timeouts.awaitBody(route.site().traffic().readTimeout().toNanos(), started::waitingOnClient);
+        }
+        if (verdict.isDone()) {
+            prepareForBackend(request, rules, client, peerTrusted, upgrade);
+            started.start();
+        } else {
+            // Basic auth being verified off the event loop: the exchange waits (its body, if any, queues up), and
+            // the request stays as the client sent it until the verdict (a redirect is built from it).
+            verdict.addListener(f -> {
+                FullHttpResponse answer = verdict.getNow();
+                if (answer != null) {
+                    rules.editResponse(answer.headers(), isHttps());
+                    started.reject(answer);
+                } else if (!f.isSuccess()) {
+                    started.reject(ErrorPages.response(HttpResponseStatus.SERVICE_UNAVAILABLE, true));
+                } else {
+                    prepareForBackend(request, rules, client, peerTrusted, upgrade);
+                    started.start();
+                }
+            });
+        }
+    }
+
+    /** Turns the client's request into the backend's: hop-by-hop headers out, forwarding headers and edits in. */
+    private void prepareForBackend(HttpRequest request, SiteRules rules, InetAddress client, boolean peerTrusted,
+                                   boolean upgrade) {
+        HttpHeaders headers = request.headers();
         boolean chunked = HttpUtil.isTransferEncodingChunked(request);
         CharSequence upgradeTo = upgrade ? headers.get(HttpHeaderNames.UPGRADE) : null;
         HopByHop.strip(headers);
@@ -239,28 +270,6 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
                 scheme, headers.get(HttpHeaderNames.HOST));
         rules.editRequest(headers);
         request.setProtocolVersion(HttpVersion.HTTP_1_1);
-        ProxyExchange started = new ProxyExchange(this, ctx, route, request, client, keepAlive, http10, upgrade,
-                hasBody);
-        exchange = started;
-        if (hasBody) {
-            timeouts.awaitBody(route.site().traffic().readTimeout().toNanos(), started::waitingOnClient);
-        }
-        if (verdict.isDone()) {
-            started.start();
-        } else {
-            // Basic auth being verified off the event loop: the exchange waits (its body, if any, queues up).
-            verdict.addListener(f -> {
-                FullHttpResponse answer = verdict.getNow();
-                if (answer != null) {
-                    rules.editResponse(answer.headers(), isHttps());
-                    started.reject(answer);
-                } else if (!f.isSuccess()) {
-                    started.reject(ErrorPages.response(HttpResponseStatus.SERVICE_UNAVAILABLE, true));
-                } else {
-                    started.start();
-                }
-            });
-        }
     }
 
     boolean isHttps() {

@@ -549,6 +549,12 @@ final class ProxyExchange implements UpstreamListener {
         if (finished) {
             return;
         }
+        if (responseStarted) {
+            // An answer is already streaming (a backend that responds before the body is in): an error page now
+            // would be spliced into it. Cutting the connection is the only honest signal left.
+            upstreamFailed();
+            return;
+        }
         abandon();
         boolean close = !requestReceived || !clientKeepAlive || status.code() == 400;
         FullHttpResponse page = ErrorPages.response(status, close);

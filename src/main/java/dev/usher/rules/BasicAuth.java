@@ -52,7 +52,9 @@ final class BasicAuth {
         Map<String, Account> accounts = new HashMap<>();
         users.forEach((user, hash) -> accounts.put(user, new Account(hash, AuthCache.hashBytes(hash))));
         this.accounts = Map.copyOf(accounts);
-        this.decoy = accounts.values().iterator().next();
+        // Unknown users are checked against the costliest hash, so no user name answers faster than a real one.
+        this.decoy = accounts.values().stream()
+                .max(java.util.Comparator.comparingInt(account -> cost(account.hash()))).orElseThrow();
         this.challenge = "Basic realm=\"" + quote(realm) + "\", charset=\"UTF-8\"";
         this.cache = services.authCache;
         this.attempts = services.authAttempts;
@@ -123,6 +125,15 @@ final class BasicAuth {
     }
 
     /** Host names hold no quotes or backslashes, but a realm is a quoted-string all the same. */
+    /** The cost of a {@code $2y$NN$...} hash; 0 when unreadable (the loader refuses such hashes anyway). */
+    private static int cost(String hash) {
+        try {
+            return Integer.parseInt(hash.substring(4, 6));
+        } catch (RuntimeException e) {
+            return 0;
+        }
+    }
+
     private static String quote(String realm) {
         return realm.replace("\\", "\\\\").replace("\"", "\\\"");
     }

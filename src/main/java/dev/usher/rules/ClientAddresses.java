@@ -28,14 +28,19 @@ final class ClientAddresses {
         if (trusted.isEmpty() || !trusted.contains(peer.getAddress())) {
             return peer;
         }
-        String cloudflare = headers.get(CF_CONNECTING_IP);
-        if (cloudflare != null) {
-            InetAddress address = IpLiteral.parse(cloudflare, 0, cloudflare.length());
-            if (address != null) {
-                return address;
+        List<String> lists = headers.getAll(X_FORWARDED_FOR);
+        if (lists.isEmpty()) {
+            // A trusted edge that names the client only in CF-Connecting-IP. When X-Forwarded-For is there, its
+            // right-to-left walk decides: a trusted load balancer of the user's own passes a client's
+            // CF-Connecting-IP through untouched, while it does append the real client to X-Forwarded-For.
+            String cloudflare = headers.get(CF_CONNECTING_IP);
+            if (cloudflare != null) {
+                InetAddress address = IpLiteral.parse(cloudflare, 0, cloudflare.length());
+                if (address != null) {
+                    return address;
+                }
             }
         }
-        List<String> lists = headers.getAll(X_FORWARDED_FOR);
         InetAddress leftMost = null;
         for (int i = lists.size() - 1; i >= 0; i--) {
             String list = lists.get(i);

@@ -125,7 +125,8 @@ public final class SiteRules {
         if (refused != null) {
             return executor.newSucceededFuture(refused);
         }
-        CompletableFuture<BasicAuth.Outcome> outcome = auth.authenticate(request.headers(), hi, lo);
+        CompletableFuture<BasicAuth.Outcome> outcome = auth.authenticate(request.headers(), hi,
+                limitBits(ip.length == 16, lo));
         if (outcome.isDone()) {
             return executor.newSucceededFuture(afterAuth(outcome.join(), request, scheme, keepAlive));
         }
@@ -171,12 +172,21 @@ public final class SiteRules {
         return compress;
     }
 
+    /**
+     * The low 64 bits that rate and guess limits count by: all of an IPv4 address, none of an IPv6 one. A home IPv6
+     * connection gets a whole /64, so counting single addresses would give one attacker billions of fresh budgets.
+     * (Allow and deny lists still match the whole address.)
+     */
+    private static long limitBits(boolean v6, long lo) {
+        return v6 ? 0 : lo;
+    }
+
     private FullHttpResponse gate(boolean v6, long hi, long lo, boolean keepAlive) {
         if (allow != null && !allow.contains(v6, hi, lo) || deny != null && deny.contains(v6, hi, lo)) {
             return answers.forbidden(keepAlive);
         }
         if (rateLimiter != null) {
-            long wait = rateLimiter.waitNanos(hi, lo);
+            long wait = rateLimiter.waitNanos(hi, limitBits(v6, lo));
             if (wait > 0) {
                 return answers.tooManyRequests(RateLimiter.retryAfterSeconds(wait), keepAlive);
             }

@@ -28,7 +28,32 @@ class HardeningTest {
                 sites:
                   app.example.com: 127.0.0.1:%d
                   fixed.example.com: {respond: {status: 200, body: "%s"}}
+                  small.example.com: {to: 127.0.0.1:%1$d, max_body: 1KiB}
                 """.formatted(backend.port(), BODY));
+    }
+
+    @org.junit.jupiter.api.Test
+    void aBodyOverTheLimitAfterTheAnswerStartedCutsTheConnectionInsteadOfSplicingAnErrorPageIn() throws Exception {
+        try (Socket s = new Socket("127.0.0.1", usher.port())) {
+            s.setSoTimeout(5000);
+            OutputStream out = s.getOutputStream();
+            out.write(("POST /echo HTTP/1.1\r\nHost: small.example.com\r\nContent-Type: text/plain\r\n"
+                    + "Accept-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            String chunk = "a".repeat(600);
+            out.write(("258\r\n" + chunk + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            Thread.sleep(300); // the echo's answer is under way
+            try {
+                out.write(("258\r\n" + chunk + "\r\n0\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            } catch (IOException closed) {
+                // already cut
+            }
+            byte[] all = s.getInputStream().readAllBytes(); // ends when Usher closes the connection
+            String text = new String(all, StandardCharsets.ISO_8859_1);
+            assertThat(text).startsWith("HTTP/1.1 200");
+            assertThat(text).as("no second status line, no terminating chunk").doesNotContain("HTTP/1.1 413")
+                    .doesNotEndWith("0\r\n\r\n");
+        }
     }
 
     @org.junit.jupiter.api.Test

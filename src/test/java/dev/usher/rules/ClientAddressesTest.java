@@ -79,17 +79,24 @@ class ClientAddressesTest {
     }
 
     @Test
-    void prefersCloudflareConnectingIpFromATrustedPeer() {
-        HttpHeaders headers = headers("cf-connecting-ip", "2001:db8::77", "x-forwarded-for", "203.0.113.9");
+    void takesCloudflareConnectingIpFromATrustedPeerThatSendsNoForwardedFor() {
+        HttpHeaders headers = headers("cf-connecting-ip", "2001:db8::77");
 
         assertThat(behindProxies.resolve(PROXY, headers)).isEqualTo(ip("2001:db8::77"));
     }
 
     @Test
-    void fallsBackToForwardedForWhenCloudflareHeaderIsGarbage() {
-        HttpHeaders headers = headers("cf-connecting-ip", "nope", "x-forwarded-for", "203.0.113.9");
+    void forwardedForDecidesWhenBothArePresent() {
+        HttpHeaders headers = headers("cf-connecting-ip", "2001:db8::77", "x-forwarded-for", "203.0.113.9");
 
         assertThat(behindProxies.resolve(PROXY, headers)).isEqualTo(ip("203.0.113.9"));
+    }
+
+    @Test
+    void keepsThePeerWhenTheCloudflareHeaderIsGarbage() {
+        HttpHeaders headers = headers("cf-connecting-ip", "nope");
+
+        assertThat(behindProxies.resolve(PROXY, headers)).isSameAs(PROXY);
     }
 
     @Test
