@@ -54,7 +54,11 @@ public final class ClientTimeouts extends ChannelInboundHandlerAdapter {
             return;
         }
         phase = Phase.IDLE;
-        setDeadline(System.nanoTime() + idleNanos);
+        long now = System.nanoTime();
+        // Armed no later than a header timeout from now, so that the next request's first byte (whose head must
+        // come within the header timeout) finds the timer early enough and schedules nothing: no timer task per
+        // request on a busy keep-alive connection.
+        setDeadline(now + idleNanos, now + Math.min(idleNanos, headerNanos));
     }
 
     /**
@@ -115,15 +119,20 @@ public final class ClientTimeouts extends ChannelInboundHandlerAdapter {
     }
 
     private void setDeadline(long at) {
+        setDeadline(at, at);
+    }
+
+    /** Sets the deadline and makes sure the timer fires no later than {@code fireBy} (at or before the deadline). */
+    private void setDeadline(long at, long fireBy) {
         deadline = at;
-        if (timer != null && timerAt - at <= 0) {
+        if (timer != null && timerAt - fireBy <= 0) {
             return; // the armed timer fires first and re-arms itself for the later deadline
         }
         if (timer != null) {
             timer.cancel(false);
         }
-        timerAt = at;
-        timer = ctx.executor().schedule(this::check, Math.max(0, at - System.nanoTime()), TimeUnit.NANOSECONDS);
+        timerAt = fireBy;
+        timer = ctx.executor().schedule(this::check, Math.max(0, fireBy - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 
     private void check() {
@@ -138,7 +147,8 @@ public final class ClientTimeouts extends ChannelInboundHandlerAdapter {
             return;
         }
         if (left > 0) {
-            setDeadline(deadline);
+            long now = System.nanoTime();
+            setDeadline(deadline, phase == Phase.IDLE ? Math.min(deadline, now + headerNanos) : deadline);
             return;
         }
         if (phase == Phase.HEAD) {
