@@ -58,6 +58,10 @@ public final class Usher implements AutoCloseable {
             ConnectionLimiter limiter = new ConnectionLimiter(config.limits().connections());
             HttpListener http = HttpListener.bind(config.listen().http(), transport, loops,
                     new Http1Initializer(routes, limiter));
+            if (!transport.name().equals("epoll")) {
+                LOG.log(Level.INFO, "epoll is not available ({0}); using Java NIO",
+                        String.valueOf(Transport.epollUnavailabilityCause()));
+            }
             int machine = CpuBudget.machineCpus();
             LOG.log(Level.INFO, "listening on http://{0} with {1} event loop thread(s) ({2} transport; CPUs "
                             + "available to this process: {3}{4}); {5} site(s) from {6}",

@@ -23,8 +23,4 @@ public final class ConnectionLimiter {
         return true;
     }
 
-    /** Client connections open now. */
-    public int open() {
-        return open.get();
-    }
 }

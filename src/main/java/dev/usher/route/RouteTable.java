@@ -94,8 +94,4 @@ public final class RouteTable implements AutoCloseable {
         }
     }
 
-    /** Number of sites, for logs. */
-    public int size() {
-        return exact.size() + wildcard.size();
-    }
 }

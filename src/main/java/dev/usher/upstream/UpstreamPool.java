@@ -45,11 +45,6 @@ public final class UpstreamPool {
         return loops.computeIfAbsent(loop, l -> new LoopPool(this, l)).acquire(connectTimeout, fresh);
     }
 
-    /** Idle connections held on {@code loop}, for tests and metrics. Must be called on {@code loop}. */
-    public int idleConnections(EventLoop loop) {
-        LoopPool pool = loops.get(loop);
-        return pool == null ? 0 : pool.idleCount();
-    }
 
     /** Closes every idle connection; leased ones close when their exchange ends. */
     public void close() {
