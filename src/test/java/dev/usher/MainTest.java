@@ -57,7 +57,7 @@ class MainTest {
     @Test
     void runRefusesToStartOnAnInvalidConfig() throws Exception {
         Path file = dir.resolve("bad.yaml");
-        Files.writeString(file, "listen: {http: \"127.0.0.1:0\"}\nsites:\n  bad name: x:1\n");
+        Files.writeString(file, "listen: {http: \"127.0.0.1:0\", https: off}\nsites:\n  bad name: x:1\n");
         assertThat(run("run", "--config", file.toString())).isEqualTo(1);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("not started");
     }

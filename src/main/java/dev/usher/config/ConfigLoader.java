@@ -39,7 +39,9 @@ public final class ConfigLoader {
      */
     public static UsherConfig load(Path file) throws ConfigException, IOException {
         String name = file.toString();
-        return parse(decode(Files.readAllBytes(file), name), name);
+        Path folder = file.toAbsolutePath().getParent();
+        return parse(decode(Files.readAllBytes(file), name), name, HostEnvironment.current(),
+                folder == null ? Path.of("").toAbsolutePath() : folder);
     }
 
     /**
@@ -51,11 +53,19 @@ public final class ConfigLoader {
      * @throws ConfigException if the text has any error; it carries all of them
      */
     public static UsherConfig parse(String yaml, String fileName) throws ConfigException {
-        return parse(yaml, fileName, HostEnvironment.current());
+        return parse(yaml, fileName, HostEnvironment.current(), Path.of("").toAbsolutePath());
     }
 
     /** As {@link #parse(String, String)}, with the user facts that defaults depend on given. */
     static UsherConfig parse(String yaml, String fileName, HostEnvironment env) throws ConfigException {
+        return parse(yaml, fileName, env, Path.of("").toAbsolutePath());
+    }
+
+    /**
+     * As {@link #parse(String, String)}, with the user facts that defaults depend on given, and the folder that
+     * relative paths in the file ({@code data:}, certificate files) are resolved against.
+     */
+    static UsherConfig parse(String yaml, String fileName, HostEnvironment env, Path baseDir) throws ConfigException {
         ErrorList errors = new ErrorList(fileName);
         String text = yaml.startsWith("\uFEFF") ? yaml.substring(1) : yaml;
         Optional<Node> root;
@@ -65,7 +75,7 @@ public final class ConfigLoader {
             SyntaxErrors.record(e, text, errors);
             throw new ConfigException(errors.sorted());
         }
-        UsherConfig config = new ConfigReader(new NodeWalker(errors), env).read(root, fileName);
+        UsherConfig config = new ConfigReader(new NodeWalker(errors), env, baseDir).read(root, fileName);
         if (!errors.isEmpty()) {
             throw new ConfigException(errors.sorted());
         }

@@ -21,16 +21,23 @@ import org.snakeyaml.engine.v2.nodes.Tag;
  */
 final class ConfigReader {
     static final ListenAddress DEFAULT_HTTP = new ListenAddress("", 80);
+    static final ListenAddress DEFAULT_HTTPS = new ListenAddress("", 443);
+    private static final Set<String> OFF = Set.of("off", "none", "disabled", "no");
 
-    private static final Keys TOP = Keys.of("listen", "data", "timeouts", "limits", "sites", "trusted_proxies")
+    private static final Keys TOP = Keys.of("listen", "data", "timeouts", "limits", "sites", "trusted_proxies", "email",
+                    "acme")
             .withAliases(Map.ofEntries(Map.entry("listeners", "listen"), Map.entry("data_dir", "data"),
                     Map.entry("datadir", "data"), Map.entry("storage", "data"), Map.entry("hosts", "sites"),
                     Map.entry("servers", "sites"), Map.entry("trusted_proxy", "trusted_proxies"),
                     Map.entry("trusted", "trusted_proxies"), Map.entry("trusted_ips", "trusted_proxies"),
                     Map.entry("trusted_networks", "trusted_proxies"), Map.entry("proxies", "trusted_proxies"),
-                    Map.entry("real_ip_from", "trusted_proxies"), Map.entry("set_real_ip_from", "trusted_proxies")))
+                    Map.entry("real_ip_from", "trusted_proxies"), Map.entry("set_real_ip_from", "trusted_proxies"),
+                    Map.entry("contact", "email"), Map.entry("acme_email", "email"), Map.entry("ca", "acme"),
+                    Map.entry("acme_ca", "acme"), Map.entry("certificates", "acme"), Map.entry("le", "acme"),
+                    Map.entry("letsencrypt", "acme")))
             .withMisplaced(misplacedAtTop());
-    private static final Keys LISTEN = Keys.of("http");
+    private static final Keys LISTEN = Keys.of("http", "https")
+            .withAliases(Map.of("tls", "https", "ssl", "https", "plain", "http"));
     private static final Keys TIMEOUTS = Keys.of("connect", "response", "header", "idle")
             .withAliases(Map.of("dial", "connect", "keepalive", "idle", "keep_alive", "idle"))
             .withMisplaced(Map.of(
@@ -44,11 +51,14 @@ final class ConfigReader {
     private final NodeWalker walker;
     private final Values values;
     private final HostEnvironment env;
+    private final Path baseDir;
 
-    ConfigReader(NodeWalker walker, HostEnvironment env) {
+    /** {@code baseDir}: the config file's folder, which relative paths in it are taken from. */
+    ConfigReader(NodeWalker walker, HostEnvironment env, Path baseDir) {
         this.walker = walker;
         this.values = new Values(walker);
         this.env = env;
+        this.baseDir = baseDir;
     }
 
     /** Reads the whole file; {@code root} is empty for a file with no content. */
@@ -57,17 +67,24 @@ final class ConfigReader {
                 .map(n -> walker.fields(n, YamlPath.ROOT,
                         "a mapping of settings (" + String.join(", ", TOP.allowed()) + ")", TOP))
                 .orElse(Map.of());
-        Listen listen = new Listen(section(top.get("listen"))
-                .map(f -> walker.fields(f.value(), f.path(), "a mapping such as {http: \":80\"}", LISTEN).get("http"))
-                .flatMap(this::listenAddress).orElse(DEFAULT_HTTP));
+        Map<String, Field> listenFields = section(top.get("listen"))
+                .map(f -> walker.fields(f.value(), f.path(), "a mapping such as {http: \":80\", https: \":443\"}",
+                        LISTEN))
+                .orElse(Map.of());
+        Listen listen = new Listen(
+                Optional.ofNullable(listenFields.get("http")).flatMap(this::listenAddress).orElse(DEFAULT_HTTP),
+                listenFields.containsKey("https") ? httpsAddress(listenFields.get("https")) : DEFAULT_HTTPS);
         Path data = Optional.ofNullable(top.get("data")).flatMap(this::dataDir).orElseGet(env::defaultDataDir);
         Timeouts timeouts = section(top.get("timeouts")).map(this::timeouts).orElse(Timeouts.DEFAULTS);
         Limits limits = section(top.get("limits")).map(this::limits).orElse(Limits.DEFAULTS);
         List<Site> sites = section(top.get("sites"))
-                .map(f -> new SitesReader(walker, values).read(f, timeouts, limits)).orElse(List.of());
+                .map(f -> new SitesReader(walker, values, baseDir, listen.httpsOn()).read(f, timeouts, limits))
+                .orElse(List.of());
         List<Cidr> trustedProxies = section(top.get("trusted_proxies"))
                 .flatMap(f -> values.cidrs(f, true, "")).orElse(List.of());
-        return new UsherConfig(source, listen, data, timeouts, limits, sites, trustedProxies);
+        AcmeSettings acme = new AcmeReader(walker, values, baseDir).read(section(top.get("email")),
+                section(top.get("acme")));
+        return new UsherConfig(source, listen, data, timeouts, limits, sites, trustedProxies, acme);
     }
 
     /** Keys of other sections written at the top, each with where it belongs. */
@@ -99,6 +116,20 @@ final class ConfigReader {
                 .flatMap(text -> values.parse(field.value(), field.path(), () -> ListenAddresses.parse(text)));
     }
 
+    /** The HTTPS address, or null for {@code off} (or {@code false}). */
+    private ListenAddress httpsAddress(Field field) {
+        Node node = field.value();
+        if (node instanceof ScalarNode scalar && (Tag.BOOL.equals(scalar.getTag())
+                || OFF.contains(scalar.getValue().strip().toLowerCase(java.util.Locale.ROOT)))) {
+            if (scalar.getValue().equalsIgnoreCase("true")) {
+                walker.error(node, field.path(), "write the HTTPS address, such as \":443\", or off");
+                return DEFAULT_HTTPS;
+            }
+            return null;
+        }
+        return listenAddress(field).orElse(DEFAULT_HTTPS);
+    }
+
     private Optional<Path> dataDir(Field field) {
         Node node = field.value();
         if (node instanceof ScalarNode scalar && NodeWalker.isNull(node) && scalar.getValue().equals("~")) {
@@ -112,7 +143,7 @@ final class ConfigReader {
                     + "default");
             return Optional.empty();
         }
-        return text.flatMap(t -> values.parse(node, field.path(), () -> path(env.expandHome(t))));
+        return text.flatMap(t -> values.parse(node, field.path(), () -> baseDir.resolve(path(env.expandHome(t)))));
     }
 
     private static Path path(String text) throws BadValue {

@@ -18,17 +18,37 @@ import java.util.List;
  * @param line            1-based line of the site's key in the file (0 when not from a file)
  * @param column          1-based column of the site's key in the file
  * @param traffic         compression, balancing, header edits, redirects, access control, rate limits
+ * @param tls             where its certificate comes from; {@link TlsPolicy#NONE} for a plain-HTTP site
  */
 public record Site(String name, boolean plainHttp, List<UpstreamAddress> upstreams, long maxBody,
-                   Duration connectTimeout, Duration responseTimeout, int line, int column, SiteTraffic traffic) {
+                   Duration connectTimeout, Duration responseTimeout, int line, int column, SiteTraffic traffic,
+                   TlsPolicy tls) {
     public Site {
         upstreams = List.copyOf(upstreams);
+    }
+
+    /** A site with {@code tls: auto} (or none for {@code http://}). */
+    public Site(String name, boolean plainHttp, List<UpstreamAddress> upstreams, long maxBody,
+                Duration connectTimeout, Duration responseTimeout, int line, int column, SiteTraffic traffic) {
+        this(name, plainHttp, upstreams, maxBody, connectTimeout, responseTimeout, line, column, traffic,
+                plainHttp ? TlsPolicy.NONE : TlsPolicy.auto(name));
     }
 
     /** A site with the default traffic options. */
     public Site(String name, boolean plainHttp, List<UpstreamAddress> upstreams, long maxBody,
                 Duration connectTimeout, Duration responseTimeout, int line, int column) {
         this(name, plainHttp, upstreams, maxBody, connectTimeout, responseTimeout, line, column, SiteTraffic.DEFAULTS);
+    }
+
+    /** True when the site is served over HTTPS (and its plain-HTTP requests are redirected there). */
+    public boolean https() {
+        return tls.https();
+    }
+
+    /** This site with another certificate policy. */
+    public Site withTls(TlsPolicy policy) {
+        return new Site(name, plainHttp, upstreams, maxBody, connectTimeout, responseTimeout, line, column, traffic,
+                policy);
     }
 
     /** True when the site forwards requests to backends; false when it redirects or answers itself. */

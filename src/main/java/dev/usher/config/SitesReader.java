@@ -29,7 +29,7 @@ final class SitesReader {
             "a site forwards (to:), redirects (redirect:) or answers itself (respond:) \u2014 pick one";
     private static final Keys SITE = Keys.of("to", "redirect", "respond", "max_body", "timeouts", "policy",
                     "health", "headers", "request_headers", "security_headers", "gzip", "basic_auth", "allow", "deny",
-                    "rate_limit")
+                    "rate_limit", "tls")
             .withSynonyms(Map.of("compress", "gzip"))
             .withAliases(Map.ofEntries(
                     Map.entry("upstream", "to"), Map.entry("upstreams", "to"), Map.entry("backend", "to"),
@@ -54,7 +54,8 @@ final class SitesReader {
                     Map.entry("blacklist", "deny"), Map.entry("denylist", "deny"), Map.entry("deny_from", "deny"),
                     Map.entry("block", "deny"),
                     Map.entry("ratelimit", "rate_limit"), Map.entry("throttle", "rate_limit"),
-                    Map.entry("limit_req", "rate_limit")))
+                    Map.entry("limit_req", "rate_limit"), Map.entry("https", "tls"), Map.entry("ssl", "tls"),
+                    Map.entry("certificate", "tls"), Map.entry("cert", "tls"), Map.entry("certs", "tls")))
             .withMisplaced(Map.ofEntries(
                     Map.entry("connect", "\"connect\" belongs under timeouts: in this site"),
                     Map.entry("response", "\"response\" belongs under timeouts: in this site"),
@@ -89,10 +90,13 @@ final class SitesReader {
 
     private final NodeWalker walker;
     private final Values values;
+    private final TlsReader tls;
 
-    SitesReader(NodeWalker walker, Values values) {
+    /** {@code baseDir}: where relative certificate paths start; {@code httpsOn}: false when listen.https is off. */
+    SitesReader(NodeWalker walker, Values values, java.nio.file.Path baseDir, boolean httpsOn) {
         this.walker = walker;
         this.values = values;
+        this.tls = new TlsReader(walker, values, baseDir, httpsOn);
     }
 
     List<Site> read(Field sites, Timeouts timeouts, Limits limits) {
@@ -146,10 +150,11 @@ final class SitesReader {
                     + "{redirect: \"" + scalar.getValue() + "\"}");
             return Optional.empty();
         }
-        return upstreams(value, field.path(), UPSTREAM)
-                .map(ups -> new Site(name.name(), name.plainHttp(), ups, limits.maxBody(), timeouts.connect(),
+        Optional<TlsPolicy> policy = tls.read(field, name, null);
+        return upstreams(value, field.path(), UPSTREAM).flatMap(ups -> policy
+                .map(p -> new Site(name.name(), name.plainHttp(), ups, limits.maxBody(), timeouts.connect(),
                         timeouts.response(), ErrorList.line(field.keyNode()), ErrorList.column(field.keyNode()),
-                        SiteTraffic.DEFAULTS.withKeepAliveIdle(timeouts.idle())));
+                        SiteTraffic.DEFAULTS.withKeepAliveIdle(timeouts.idle()), p)));
     }
 
     private Optional<Site> longForm(Field field, SiteNames.SiteName name, Timeouts timeouts, Limits limits) {
@@ -174,20 +179,21 @@ final class SitesReader {
         SiteTraffic traffic = new TrafficReader(walker, values).read(fields, to != null || !oneAction,
                 duration(t, "read", d.readTimeout()), duration(t, "write", d.writeTimeout()),
                 duration(t, "websocket", d.websocketIdle()), duration(t, "idle", timeouts.idle()));
-        if (!oneAction) {
+        Optional<TlsPolicy> policy = tls.read(field, name, fields.get("tls"));
+        if (!oneAction || policy.isEmpty()) {
             return Optional.empty();
         }
         int line = ErrorList.line(field.keyNode());
         int column = ErrorList.column(field.keyNode());
         if (to != null) {
             return upstreams.map(ups -> new Site(name.name(), name.plainHttp(), ups, maxBody, connect, response, line,
-                    column, traffic));
+                    column, traffic, policy.get()));
         }
         if (traffic.redirect() == null && traffic.respond() == null) {
             return Optional.empty();
         }
         return Optional.of(new Site(name.name(), name.plainHttp(), List.of(), maxBody, connect, response, line,
-                column, traffic));
+                column, traffic, policy.get()));
     }
 
     /** True when the site has exactly one of to, redirect and respond; otherwise reports what is wrong. */

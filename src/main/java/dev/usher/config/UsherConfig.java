@@ -15,9 +15,10 @@ import java.util.List;
  * @param sites    the sites, in file order
  * @param trustedProxies networks whose {@code X-Forwarded-For} (and {@code CF-Connecting-IP}) Usher believes;
  *                       empty: the client is the TCP peer, always
+ * @param acme     the ACME CA and how to talk to it ({@code email:} and {@code acme:})
  */
 public record UsherConfig(String source, Listen listen, Path dataDir, Timeouts timeouts, Limits limits,
-                          List<Site> sites, List<Cidr> trustedProxies) {
+                          List<Site> sites, List<Cidr> trustedProxies, AcmeSettings acme) {
     public UsherConfig {
         sites = List.copyOf(sites);
         trustedProxies = List.copyOf(trustedProxies);
@@ -26,6 +27,11 @@ public record UsherConfig(String source, Listen listen, Path dataDir, Timeouts t
     /** A config that trusts no proxy. */
     public UsherConfig(String source, Listen listen, Path dataDir, Timeouts timeouts, Limits limits,
                        List<Site> sites) {
-        this(source, listen, dataDir, timeouts, limits, sites, List.of());
+        this(source, listen, dataDir, timeouts, limits, sites, List.of(), AcmeSettings.DEFAULTS);
+    }
+
+    /** True when at least one site is served over HTTPS. */
+    public boolean anyHttps() {
+        return sites.stream().anyMatch(Site::https);
     }
 }

@@ -52,7 +52,7 @@ class ConfigLoaderTest {
                         15, 3),
                 new Site("app2.example.com", false, List.of(new UpstreamAddress("10.0.0.7", 8080)), 0, connect,
                         response, 16, 3),
-                new Site("*.dev.example.com", false, List.of(new UpstreamAddress("127.0.0.1", 3000)), 0, connect,
+                new Site("*.dev.localhost", false, List.of(new UpstreamAddress("127.0.0.1", 3000)), 0, connect,
                         response, 17, 3),
                 new Site("plain.example.com", true, List.of(new UpstreamAddress("127.0.0.1", 8081)), 0, connect,
                         response, 18, 3),
@@ -107,8 +107,92 @@ class ConfigLoaderTest {
         assertThat(ConfigLoader.parse("", "x.yaml", ROOT).dataDir()).isEqualTo(Path.of("/var/lib/usher"));
         assertThat(ConfigLoader.parse("data: ~/usher\n", "x.yaml", ALICE).dataDir())
                 .isEqualTo(Path.of("/home/alice/usher"));
-        assertThat(ConfigLoader.parse("data: relative/dir\n", "x.yaml", ALICE).dataDir())
-                .isEqualTo(Path.of("relative/dir"));
+        assertThat(ConfigLoader.parse("data: relative/dir\n", "x.yaml", ALICE, Path.of("/etc/usher")).dataDir())
+                .isEqualTo(Path.of("/etc/usher/relative/dir"));
+    }
+
+    @Test
+    void relativeDataDirIsTakenFromTheConfigFilesFolder(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        Path file = dir.resolve("usher.yaml");
+        java.nio.file.Files.writeString(file, "data: state\n");
+        assertThat(ConfigLoader.load(file).dataDir()).isEqualTo(dir.toAbsolutePath().resolve("state"));
+    }
+
+    @Test
+    void httpsListensOn443ByDefaultAndCanBeMovedOrSwitchedOff() throws Exception {
+        assertThat(parse("sites: {}\n").listen().https()).isEqualTo(new ListenAddress("", 443));
+        assertThat(parse("listen: {https: \"127.0.0.1:8443\"}\n").listen().https())
+                .isEqualTo(new ListenAddress("127.0.0.1", 8443));
+        for (String off : List.of("off", "false", "none")) {
+            UsherConfig config = parse("listen: {https: " + off + "}\nsites:\n  app.example.com: a:80\n");
+            assertThat(config.listen().httpsOn()).isFalse();
+            assertThat(config.sites().get(0).tls()).isEqualTo(TlsPolicy.NONE);
+        }
+    }
+
+    @Test
+    void tlsAutoGivesLocalNamesTheLocalCaAndPublicNamesAcme() throws Exception {
+        UsherConfig config = parse("""
+                sites:
+                  app.example.com: a:80
+                  localhost: a:80
+                  app.localhost: a:80
+                  "*.dev.localhost": a:80
+                  127.0.0.1: a:80
+                  "[::1]": a:80
+                  nas.lan: a:80
+                  printer.home.arpa: a:80
+                  db.internal: a:80
+                  app.test: a:80
+                  http://plain.example.com: a:80
+                  forced.example.com: {to: a:80, tls: internal}
+                  forced.localhost: {to: a:80, tls: acme}
+                  off.example.com: {to: a:80, tls: off}
+                """);
+        assertThat(config.sites()).extracting(Site::name, s -> s.tls().kind()).containsExactly(
+                tuple("app.example.com", TlsPolicy.Kind.ACME), tuple("localhost", TlsPolicy.Kind.INTERNAL),
+                tuple("app.localhost", TlsPolicy.Kind.INTERNAL), tuple("*.dev.localhost", TlsPolicy.Kind.INTERNAL),
+                tuple("127.0.0.1", TlsPolicy.Kind.INTERNAL), tuple("::1", TlsPolicy.Kind.INTERNAL),
+                tuple("nas.lan", TlsPolicy.Kind.INTERNAL), tuple("printer.home.arpa", TlsPolicy.Kind.INTERNAL),
+                tuple("db.internal", TlsPolicy.Kind.INTERNAL), tuple("app.test", TlsPolicy.Kind.INTERNAL),
+                tuple("plain.example.com", TlsPolicy.Kind.NONE), tuple("forced.example.com", TlsPolicy.Kind.INTERNAL),
+                tuple("forced.localhost", TlsPolicy.Kind.ACME), tuple("off.example.com", TlsPolicy.Kind.NONE));
+        assertThat(config.sites().get(10).https()).isFalse();
+        assertThat(config.sites().get(0).https()).isTrue();
+    }
+
+    @Test
+    void tlsFilesAreResolvedAgainstTheConfigFolder(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        java.nio.file.Files.writeString(dir.resolve("cert.pem"), "x");
+        java.nio.file.Files.writeString(dir.resolve("key.pem"), "x");
+        Path file = dir.resolve("usher.yaml");
+        java.nio.file.Files.writeString(file, "sites:\n  app.example.com: {to: a:80, tls: {cert: cert.pem, "
+                + "key: key.pem}}\n");
+        Site site = ConfigLoader.load(file).sites().get(0);
+        assertThat(site.tls()).isEqualTo(TlsPolicy.files(dir.toAbsolutePath().resolve("cert.pem"),
+                dir.toAbsolutePath().resolve("key.pem")));
+    }
+
+    @Test
+    void readsTheAcmeSettings() throws Exception {
+        AcmeSettings defaults = parse("sites: {}\n").acme();
+        assertThat(defaults).isEqualTo(AcmeSettings.DEFAULTS);
+        AcmeSettings acme = parse("""
+                email: admin@example.com
+                acme:
+                  ca: letsencrypt-staging
+                  challenge: tls-alpn-01
+                """).acme();
+        assertThat(acme.email()).isEqualTo("admin@example.com");
+        assertThat(acme.directory()).isEqualTo(AcmeSettings.LETS_ENCRYPT_STAGING);
+        assertThat(acme.challenges()).containsExactly(AcmeSettings.ChallengeType.TLS_ALPN_01);
+        AcmeSettings custom = parse("acme: {ca: \"https://ca.internal:14000/dir\", email: ops@example.org, "
+                + "challenge: [tls-alpn-01, http-01]}\n").acme();
+        assertThat(custom.directory()).hasToString("https://ca.internal:14000/dir");
+        assertThat(custom.email()).isEqualTo("ops@example.org");
+        assertThat(custom.challenges()).containsExactly(AcmeSettings.ChallengeType.TLS_ALPN_01,
+                AcmeSettings.ChallengeType.HTTP_01);
     }
 
     @Test
@@ -163,14 +247,14 @@ class ConfigLoaderTest {
                   localhost: a:80
                   127.0.0.1: a:80
                   "[::1]": a:80
-                  "*.Dev.example.com": a:80
+                  "*.Dev.localhost": a:80
                   http://example.net/: a:80
                 """);
 
         assertThat(config.sites()).extracting(Site::name, Site::plainHttp).containsExactly(
                 tuple("app.example.com", false), tuple("plain.example.com", true),
                 tuple("secure.example.com", false), tuple("localhost", false), tuple("127.0.0.1", false),
-                tuple("::1", false), tuple("*.dev.example.com", false), tuple("example.net", true));
+                tuple("::1", false), tuple("*.dev.localhost", false), tuple("example.net", true));
     }
 
     @Test
@@ -231,9 +315,9 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> parse("foo: 1\nbar: 2\n")).isInstanceOf(ConfigException.class)
                 .hasMessage("""
                         t.yaml:1:1: foo: unknown key "foo"; expected one of: listen, data, timeouts, limits, sites, \
-                        trusted_proxies
+                        trusted_proxies, email, acme
                         t.yaml:2:1: bar: unknown key "bar"; expected one of: listen, data, timeouts, limits, sites, \
-                        trusted_proxies""");
+                        trusted_proxies, email, acme""");
     }
 
     @Test
