@@ -58,6 +58,8 @@ public final class Main {
                 yield Whoami.runCli(rest);
             }
             case "hash-password" -> PasswordHashCommand.run(rest, in, out, err);
+            case "renew" -> new CertificateCommands(out, err).renew(rest);
+            case "trust" -> new CertificateCommands(out, err).trust(rest);
             case "train" -> train(); // used by the launcher to record an AOT cache; not in --help
             case "version", "--version", "-v" -> {
                 out.println("usher " + version() + " (Java " + Runtime.version().feature() + ", "
@@ -219,13 +221,15 @@ public final class Main {
                                                         a tiny backend that answers with the request it saw
                   usher hash-password [--password-stdin]
                                                         a bcrypt hash for basic_auth in the config
+                  usher renew NAME [--config FILE]      ask the running Usher to get a new certificate for NAME now
+                  usher trust [--config FILE]           where the local CA's root is, and how to trust it
                   usher version                         print the version
                   usher --help                          this text
 
                 A config file, one line per site:
                   sites:
                     app1.example.com: app1:80
-                    "*.dev.example.com": 127.0.0.1:3000
+                    app2.example.com: 127.0.0.1:3000
                     http://plain.example.com: 127.0.0.1:8081""");
     }
 

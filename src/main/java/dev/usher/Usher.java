@@ -1,6 +1,19 @@
 package dev.usher;
 
+import dev.usher.admin.AdminListener;
+import dev.usher.cert.CertManager;
+import dev.usher.cert.CertStore;
+import dev.usher.cert.ChallengeAnswers;
+import dev.usher.cert.Retry;
 import dev.usher.config.UsherConfig;
+import dev.usher.protocol.CompressBudget;
+import dev.usher.protocol.HttpsInitializer;
+import dev.usher.protocol.HttpsProtocols;
+import dev.usher.tls.TlsContexts;
+import dev.usher.tls.TlsInitializer;
+import io.netty.channel.ChannelHandler;
+import java.time.Duration;
+import java.util.function.Supplier;
 import dev.usher.protocol.ConnectionLimiter;
 import dev.usher.protocol.Http1Initializer;
 import dev.usher.route.RouteTable;
@@ -23,20 +36,31 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Usher implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Usher.class.getName());
+    /** How often {@code tls: {cert, key}} files are looked at for a replacement. */
+    private static final Duration FILE_POLL = Duration.ofSeconds(10);
 
     private final EventLoopGroup loops;
     private final UpstreamPools pools;
     private final RuleServices services;
     private final RouteTableHolder routes;
+    private final RouteTableHolder secureRoutes;
+    private final CertManager certificates;
     private final HttpListener http;
+    private final HttpListener https;
+    private final AdminListener admin;
 
     private Usher(EventLoopGroup loops, UpstreamPools pools, RuleServices services, RouteTableHolder routes,
-                  HttpListener http) {
+                  RouteTableHolder secureRoutes, CertManager certificates, HttpListener http, HttpListener https,
+                  AdminListener admin) {
         this.loops = loops;
         this.pools = pools;
         this.services = services;
         this.routes = routes;
+        this.secureRoutes = secureRoutes;
+        this.certificates = certificates;
         this.http = http;
+        this.https = https;
+        this.admin = admin;
     }
 
     /** Starts serving {@code config} with as many event loops as this process has CPUs. */
@@ -46,37 +70,91 @@ public final class Usher implements AutoCloseable {
 
     /** Starts serving {@code config} with {@code threads} event loops. */
     public static Usher start(UsherConfig config, int threads) throws ListenException {
+        return start(config, threads, Retry.DEFAULT, FILE_POLL);
+    }
+
+    /**
+     * Starts serving {@code config} with {@code threads} event loops; failed certificate orders are retried after
+     * the waits of {@code retry}, and certificate files are looked at for changes every {@code filePoll}.
+     */
+    public static Usher start(UsherConfig config, int threads, Retry retry, Duration filePoll)
+            throws ListenException {
         Transport transport = Transport.best();
         EventLoopGroup loops = transport.newGroup(threads, "loop");
         UpstreamPools pools = new UpstreamPools(transport);
         RuleServices services = new RuleServices();
-        RouteTable table = null;
+        ChallengeAnswers answers = new ChallengeAnswers();
+        boolean httpsOn = config.listen().httpsOn() && config.anyHttps();
+        RouteTable plainTable = null;
+        RouteTable secureTable = null;
+        CertManager certificates = null;
+        HttpListener https = null;
+        HttpListener http = null;
         try {
-            table = RouteTable.compile(config, pools, services);
-            table.startHealthChecks(loops, transport);
-            RouteTableHolder routes = new RouteTableHolder(table);
             ConnectionLimiter limiter = new ConnectionLimiter(config.limits().connections());
-            HttpListener http = HttpListener.bind(config.listen().http(), transport, loops,
-                    new Http1Initializer(routes, limiter));
+            CompressBudget compression = new CompressBudget();
+            RouteTableHolder secureRoutes = null;
+            int httpsPort = 443;
+            if (httpsOn) {
+                certificates = new CertManager(new CertStore(config.dataDir()), answers, retry, filePoll);
+                certificates.apply(config);
+                secureTable = RouteTable.compileSecure(config, pools, services);
+                secureTable.startHealthChecks(loops, transport);
+                secureRoutes = new RouteTableHolder(secureTable);
+                https = HttpListener.bind(config.listen().https(), transport, loops,
+                        new HttpsInitializer(limiter, new TlsInitializer(certificates, answers,
+                                new TlsContexts(TlsContexts.HTTP_PROTOCOLS),
+                                protocolsFor(secureRoutes, compression))));
+                httpsPort = https.address().getPort();
+            }
+            plainTable = httpsOn
+                    ? RouteTable.compilePlain(config, pools, services, httpsPort, answers::http01)
+                    : RouteTable.compile(config, pools, services);
+            plainTable.startHealthChecks(loops, transport);
+            RouteTableHolder routes = new RouteTableHolder(plainTable);
+            http = HttpListener.bind(config.listen().http(), transport, loops,
+                    new Http1Initializer(routes, limiter, compression));
+            AdminListener admin = config.admin() == null ? null
+                    : AdminListener.bind(config.admin(), transport, loops, certificates);
             if (!transport.name().equals("epoll")) {
                 LOG.log(Level.INFO, "epoll is not available ({0}); using Java NIO",
                         String.valueOf(Transport.epollUnavailabilityCause()));
             }
             int machine = CpuBudget.machineCpus();
-            LOG.log(Level.INFO, "listening on http://{0} with {1} event loop thread(s) ({2} transport; CPUs "
-                            + "available to this process: {3}{4}); {5} site(s) from {6}",
-                    hostPort(http.address()), threads, transport.name(), Runtime.getRuntime().availableProcessors(),
+            LOG.log(Level.INFO, "listening on http://{0}{1} with {2} event loop thread(s) ({3} transport; CPUs "
+                            + "available to this process: {4}{5}); {6} site(s) from {7}",
+                    hostPort(http.address()), https == null ? "" : " and https://" + hostPort(https.address()),
+                    threads, transport.name(), Runtime.getRuntime().availableProcessors(),
                     machine > 0 ? ", on the machine: " + machine : "", config.sites().size(), config.source());
-            return new Usher(loops, pools, services, routes, http);
+            if (admin != null) {
+                LOG.log(Level.INFO, "admin endpoint on http://{0}", hostPort(admin.address()));
+            }
+            return new Usher(loops, pools, services, routes, secureRoutes, certificates, http, https, admin);
         } catch (ListenException | RuntimeException e) {
-            if (table != null) {
-                table.close();
+            if (http != null) {
+                http.close();
+            }
+            if (https != null) {
+                https.close();
+            }
+            if (plainTable != null) {
+                plainTable.close();
+            }
+            if (secureTable != null) {
+                secureTable.close();
+            }
+            if (certificates != null) {
+                certificates.close();
             }
             services.close();
             pools.close();
             loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             throw e;
         }
+    }
+
+    private static Supplier<ChannelHandler> protocolsFor(RouteTableHolder routes, CompressBudget compression) {
+        return () -> new HttpsProtocols(routes, compression);
     }
 
     private static String hostPort(InetSocketAddress address) {
@@ -89,16 +167,43 @@ public final class Usher implements AutoCloseable {
         return http.address();
     }
 
-    /** The current route table holder. */
+    /** The bound HTTPS address, or null when Usher serves no HTTPS. */
+    public InetSocketAddress httpsAddress() {
+        return https == null ? null : https.address();
+    }
+
+    /** The admin endpoint's address, or null when it is off. */
+    public InetSocketAddress adminAddress() {
+        return admin == null ? null : admin.address();
+    }
+
+    /** The current route table holder of the plain-HTTP listener. */
     public RouteTableHolder routes() {
         return routes;
+    }
+
+    /** The certificate manager, or null when Usher serves no HTTPS. */
+    public CertManager certificates() {
+        return certificates;
     }
 
     /** Stops accepting, closes backend pools and ends the event loops (open connections are cut). */
     @Override
     public void close() {
+        if (admin != null) {
+            admin.close();
+        }
         http.close();
+        if (https != null) {
+            https.close();
+        }
         routes.get().close();
+        if (secureRoutes != null) {
+            secureRoutes.get().close();
+        }
+        if (certificates != null) {
+            certificates.close();
+        }
         services.close();
         pools.close();
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();

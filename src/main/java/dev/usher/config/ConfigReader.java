@@ -25,7 +25,7 @@ final class ConfigReader {
     private static final Set<String> OFF = Set.of("off", "none", "disabled", "no");
 
     private static final Keys TOP = Keys.of("listen", "data", "timeouts", "limits", "sites", "trusted_proxies", "email",
-                    "acme")
+                    "acme", "admin")
             .withAliases(Map.ofEntries(Map.entry("listeners", "listen"), Map.entry("data_dir", "data"),
                     Map.entry("datadir", "data"), Map.entry("storage", "data"), Map.entry("hosts", "sites"),
                     Map.entry("servers", "sites"), Map.entry("trusted_proxy", "trusted_proxies"),
@@ -34,10 +34,12 @@ final class ConfigReader {
                     Map.entry("real_ip_from", "trusted_proxies"), Map.entry("set_real_ip_from", "trusted_proxies"),
                     Map.entry("contact", "email"), Map.entry("acme_email", "email"), Map.entry("ca", "acme"),
                     Map.entry("acme_ca", "acme"), Map.entry("certificates", "acme"), Map.entry("le", "acme"),
-                    Map.entry("letsencrypt", "acme")))
+                    Map.entry("letsencrypt", "acme"),
+                    Map.entry("admin_api", "admin"), Map.entry("api", "admin"), Map.entry("dashboard", "admin")))
             .withMisplaced(misplacedAtTop());
     private static final Keys LISTEN = Keys.of("http", "https")
             .withAliases(Map.of("tls", "https", "ssl", "https", "plain", "http"));
+    private static final Keys ADMIN = Keys.of("listen").withAliases(Map.of("address", "listen", "bind", "listen"));
     private static final Keys TIMEOUTS = Keys.of("connect", "response", "header", "idle")
             .withAliases(Map.of("dial", "connect", "keepalive", "idle", "keep_alive", "idle"))
             .withMisplaced(Map.of(
@@ -84,7 +86,8 @@ final class ConfigReader {
                 .flatMap(f -> values.cidrs(f, true, "")).orElse(List.of());
         AcmeSettings acme = new AcmeReader(walker, values, baseDir).read(section(top.get("email")),
                 section(top.get("acme")));
-        return new UsherConfig(source, listen, data, timeouts, limits, sites, trustedProxies, acme);
+        ListenAddress admin = top.containsKey("admin") ? admin(top.get("admin")) : UsherConfig.DEFAULT_ADMIN;
+        return new UsherConfig(source, listen, data, timeouts, limits, sites, trustedProxies, acme, admin);
     }
 
     /** Keys of other sections written at the top, each with where it belongs. */
@@ -118,16 +121,52 @@ final class ConfigReader {
 
     /** The HTTPS address, or null for {@code off} (or {@code false}). */
     private ListenAddress httpsAddress(Field field) {
+        return addressOrOff(field, "\":443\"");
+    }
+
+    /**
+     * An address, or null for {@code off} ({@code false}, {@code none}). After an error the value does not matter:
+     * the load fails.
+     */
+    private ListenAddress addressOrOff(Field field, String example) {
         Node node = field.value();
         if (node instanceof ScalarNode scalar && (Tag.BOOL.equals(scalar.getTag())
                 || OFF.contains(scalar.getValue().strip().toLowerCase(java.util.Locale.ROOT)))) {
             if (scalar.getValue().equalsIgnoreCase("true")) {
-                walker.error(node, field.path(), "write the HTTPS address, such as \":443\", or off");
-                return DEFAULT_HTTPS;
+                walker.error(node, field.path(), "write an address such as " + example + ", or off");
             }
             return null;
         }
-        return listenAddress(field).orElse(DEFAULT_HTTPS);
+        return listenAddress(field).orElse(null);
+    }
+
+    /**
+     * {@code admin: off}, {@code admin: "127.0.0.1:2019"} or {@code admin: {listen: ...}}. The endpoint has no
+     * password, so only a loopback address is accepted: from elsewhere, reach it through an SSH tunnel.
+     */
+    private ListenAddress admin(Field field) {
+        Node node = field.value();
+        if (NodeWalker.isNull(node)) {
+            return UsherConfig.DEFAULT_ADMIN;
+        }
+        Field address = field;
+        if (node instanceof org.snakeyaml.engine.v2.nodes.MappingNode) {
+            address = walker.fields(node, field.path(), "a mapping such as {listen: \"127.0.0.1:2019\"}",
+                    ADMIN).get("listen");
+            if (address == null) {
+                return UsherConfig.DEFAULT_ADMIN;
+            }
+        }
+        ListenAddress listen = addressOrOff(address, "\"127.0.0.1:2019\"");
+        if (listen == null) {
+            return null;
+        }
+        if (!listen.host().equals("127.0.0.1") && !listen.host().equals("::1") && !listen.host().startsWith("127.")) {
+            walker.error(address.value(), address.path(), "the admin endpoint has no password, so it listens on a "
+                    + "loopback address only (127.0.0.1 or [::1]); reach it from elsewhere through an SSH tunnel");
+            return UsherConfig.DEFAULT_ADMIN;
+        }
+        return listen;
     }
 
     private Optional<Path> dataDir(Field field) {

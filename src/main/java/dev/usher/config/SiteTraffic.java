@@ -42,6 +42,12 @@ public record SiteTraffic(boolean compress, Balancing balancing, List<HeaderRule
                 respond, access, rateLimit, readTimeout, writeTimeout, websocketIdle, idle);
     }
 
+    /** These options with another redirect. */
+    public SiteTraffic withRedirect(Redirect target) {
+        return new SiteTraffic(compress, balancing, requestHeaders, responseHeaders, securityHeaders, target,
+                respond, access, rateLimit, readTimeout, writeTimeout, websocketIdle, keepAliveIdle);
+    }
+
     /** Options with the default keep-alive idle timeout. */
     public SiteTraffic(boolean compress, Balancing balancing, List<HeaderRule> requestHeaders,
                        List<HeaderRule> responseHeaders, boolean securityHeaders, Redirect redirect,

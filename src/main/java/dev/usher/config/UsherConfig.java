@@ -16,9 +16,19 @@ import java.util.List;
  * @param trustedProxies networks whose {@code X-Forwarded-For} (and {@code CF-Connecting-IP}) Usher believes;
  *                       empty: the client is the TCP peer, always
  * @param acme     the ACME CA and how to talk to it ({@code email:} and {@code acme:})
+ * @param admin    where the admin endpoint listens ({@code admin:}; loopback only), or null when off
  */
 public record UsherConfig(String source, Listen listen, Path dataDir, Timeouts timeouts, Limits limits,
-                          List<Site> sites, List<Cidr> trustedProxies, AcmeSettings acme) {
+                          List<Site> sites, List<Cidr> trustedProxies, AcmeSettings acme, ListenAddress admin) {
+    /** The admin endpoint's default address. */
+    public static final ListenAddress DEFAULT_ADMIN = new ListenAddress("127.0.0.1", 2019);
+
+    /** A config with the default admin endpoint. */
+    public UsherConfig(String source, Listen listen, Path dataDir, Timeouts timeouts, Limits limits,
+                       List<Site> sites, List<Cidr> trustedProxies, AcmeSettings acme) {
+        this(source, listen, dataDir, timeouts, limits, sites, trustedProxies, acme, DEFAULT_ADMIN);
+    }
+
     public UsherConfig {
         sites = List.copyOf(sites);
         trustedProxies = List.copyOf(trustedProxies);

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * An immutable snapshot of host → route, compiled from one {@link UsherConfig}. Matching is exact first, then a
@@ -37,9 +38,41 @@ public final class RouteTable implements AutoCloseable {
      * {@code services} (both shared across generations).
      */
     public static RouteTable compile(UsherConfig config, UpstreamPools pools, RuleServices services) {
+        return compile(config, pools, services, site -> null);
+    }
+
+    /**
+     * The table for the plain-HTTP listener: plain-HTTP sites forward as configured; HTTPS sites answer ACME HTTP-01
+     * validations from {@code keyAuthorizations} and redirect everything else to https on {@code httpsPort}.
+     */
+    public static RouteTable compilePlain(UsherConfig config, UpstreamPools pools, RuleServices services,
+                                          int httpsPort, Function<String, String> keyAuthorizations) {
+        return compile(config, pools, services, site -> site.https()
+                ? new Route(site, null, SiteRules.redirectToHttps(site, httpsPort, keyAuthorizations, services))
+                : null);
+    }
+
+    /** The table for the HTTPS listener: only the sites served over HTTPS. */
+    public static RouteTable compileSecure(UsherConfig config, UpstreamPools pools, RuleServices services) {
+        UsherConfig secure = new UsherConfig(config.source(), config.listen(), config.dataDir(), config.timeouts(),
+                config.limits(), config.sites().stream().filter(Site::https).toList(), config.trustedProxies(),
+                config.acme());
+        RouteTable table = compile(secure, pools, services, site -> null);
+        return new RouteTable(config, table.exact, table.wildcard);
+    }
+
+    /** {@code special}: a route to use instead of the site's own, or null for the site's own. */
+    private static RouteTable compile(UsherConfig config, UpstreamPools pools, RuleServices services,
+                                      Function<Site, Route> special) {
         Map<String, Route> exact = new HashMap<>();
         Map<String, Route> wildcard = new HashMap<>();
         for (Site site : config.sites()) {
+            Route instead = special.apply(site);
+            if (instead != null) {
+                (site.wildcard() ? wildcard : exact).put(site.wildcard() ? site.name().substring(2) : site.name(),
+                        instead);
+                continue;
+            }
             List<UpstreamPool> group = new ArrayList<>(site.upstreams().size());
             site.upstreams().forEach(u -> group.add(pools.pool(u)));
             UpstreamGroup upstreams = group.isEmpty() ? null

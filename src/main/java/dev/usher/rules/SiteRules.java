@@ -44,10 +44,11 @@ public final class SiteRules {
     private final HeaderEdits requestEdits;
     private final HeaderEdits responseEdits;
     private final LocalAnswers answers;
+    private final AcmeChallenges challenges;
     /** True when any check needs the client address; false lets {@link #check} skip even reading it. */
     private final boolean gated;
 
-    private SiteRules(Site site, List<Cidr> trustedProxies, RuleServices services) {
+    private SiteRules(Site site, List<Cidr> trustedProxies, RuleServices services, AcmeChallenges challenges) {
         SiteTraffic traffic = site.traffic() == null ? SiteTraffic.DEFAULTS : site.traffic();
         Access access = traffic.access() == null ? Access.OPEN : traffic.access();
         this.name = site.name();
@@ -65,12 +66,28 @@ public final class SiteRules {
         this.requestEdits = new HeaderEdits(traffic.requestHeaders());
         this.responseEdits = new HeaderEdits(traffic.responseHeaders());
         this.answers = services.answers;
+        this.challenges = challenges;
         this.gated = allow != null || deny != null || rateLimiter != null || auth != null;
     }
 
     /** Compiles a site's rules; {@code trustedProxies} comes from the whole config. */
     public static SiteRules compile(Site site, List<Cidr> trustedProxies, RuleServices services) {
-        return new SiteRules(site, trustedProxies, services);
+        return new SiteRules(site, trustedProxies, services, null);
+    }
+
+    /**
+     * The rules of an HTTPS site as seen on the plain-HTTP listener: ACME HTTP-01 validation requests are answered
+     * from {@code keyAuthorizations} (token → key authorization), everything else gets a 308 to the same URL on
+     * https (port {@code httpsPort}, left out when 443).
+     */
+    public static SiteRules redirectToHttps(Site site, int httpsPort, java.util.function.Function<String, String>
+            keyAuthorizations, RuleServices services) {
+        String target = "https://{host}" + (httpsPort == 443 ? "" : ":" + httpsPort) + "{uri}";
+        dev.usher.config.SiteTraffic redirect = dev.usher.config.SiteTraffic.DEFAULTS
+                .withKeepAliveIdle(site.traffic().keepAliveIdle()).withRedirect(new dev.usher.config.Redirect(target, 308));
+        Site plain = new Site(site.name(), true, List.of(), site.maxBody(), site.connectTimeout(),
+                site.responseTimeout(), site.line(), site.column(), redirect, dev.usher.config.TlsPolicy.NONE);
+        return new SiteRules(plain, List.of(), services, new AcmeChallenges(keyAuthorizations));
     }
 
     /**
@@ -94,6 +111,12 @@ public final class SiteRules {
      * @throws IllegalStateException when {@link #needsAsync()}: a password check cannot be answered inline
      */
     public FullHttpResponse check(HttpRequest request, InetAddress client, String scheme, boolean keepAlive) {
+        if (challenges != null) {
+            FullHttpResponse validation = challenges.answer(request, keepAlive);
+            if (validation != null) {
+                return validation;
+            }
+        }
         if (auth != null) {
             throw new IllegalStateException("site " + name + " has basic_auth; use checkAsync");
         }

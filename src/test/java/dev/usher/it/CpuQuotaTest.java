@@ -43,7 +43,7 @@ class CpuQuotaTest {
     private int startAndReadThreads(List<String> jvmFlags, boolean pin) throws Exception {
         try (Whoami backend = Whoami.start("127.0.0.1", 0, "b")) {
             Path config = dir.resolve("usher.yaml");
-            Files.writeString(config, "listen: {http: \"127.0.0.1:0\", https: off}\nsites:\n  a.example.com: 127.0.0.1:"
+            Files.writeString(config, "listen: {http: \"127.0.0.1:0\", https: off}\nadmin: off\nsites:\n  a.example.com: 127.0.0.1:"
                     + backend.port() + "\n");
             String javaBin = ProcessHandle.current().info().command().orElse("java");
             List<String> command = new ArrayList<>();

@@ -37,7 +37,7 @@ class LargeBodyTest {
     void twoHundredMebibytesBothWaysThroughASmallHeap() throws Exception {
         try (Whoami backend = Whoami.start("127.0.0.1", 0, "big")) {
             Path config = dir.resolve("usher.yaml");
-            Files.writeString(config, "listen: {http: \"127.0.0.1:0\", https: off}\nsites:\n  big.example.com: 127.0.0.1:"
+            Files.writeString(config, "listen: {http: \"127.0.0.1:0\", https: off}\nadmin: off\nsites:\n  big.example.com: 127.0.0.1:"
                     + backend.port() + "\n");
             Process usher = startSmallUsher(config);
             try {

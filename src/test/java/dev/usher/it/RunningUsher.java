@@ -17,6 +17,7 @@ final class RunningUsher implements AutoCloseable {
     /** Starts Usher with {@code yaml}; a {@code listen:} section is added when the text has none. */
     static RunningUsher start(String yaml) throws Exception {
         String text = yaml.contains("listen:") ? yaml : "listen: {http: \"127.0.0.1:0\", https: off}\n" + yaml;
+        text = text.contains("admin:") ? text : "admin: off\n" + text;
         UsherConfig config = ConfigLoader.parse(text, "test.yaml");
         return new RunningUsher(Usher.start(config, 2));
     }

@@ -1,0 +1,156 @@
+package dev.usher;
+
+import dev.usher.cert.CertStore;
+import dev.usher.cert.LocalCa;
+import dev.usher.config.ConfigError;
+import dev.usher.config.ConfigException;
+import dev.usher.config.ConfigLoader;
+import dev.usher.config.ListenAddress;
+import dev.usher.config.UsherConfig;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * {@code usher renew NAME} (asks the running Usher, through its admin endpoint, to order a new certificate now)
+ * and {@code usher trust} (where the local CA's root is and how to make browsers and tools trust it).
+ */
+final class CertificateCommands {
+    private final PrintStream out;
+    private final PrintStream err;
+
+    CertificateCommands(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    int renew(String[] args) {
+        String name = null;
+        Path file = Main.DEFAULT_CONFIG;
+        for (int i = 0; i < args.length; i++) {
+            if ((args[i].equals("--config") || args[i].equals("-c")) && i + 1 < args.length) {
+                file = Path.of(args[++i]);
+            } else if (args[i].startsWith("--config=")) {
+                file = Path.of(args[i].substring("--config=".length()));
+            } else if (!args[i].startsWith("-") && name == null) {
+                name = args[i].toLowerCase(java.util.Locale.ROOT);
+            } else {
+                err.println("usher: unknown option \"" + args[i] + "\"");
+                return 2;
+            }
+        }
+        if (name == null) {
+            err.println("usher renew: which site? usage: usher renew NAME [--config FILE]");
+            return 2;
+        }
+        UsherConfig config = load(file);
+        if (config == null) {
+            return 1;
+        }
+        ListenAddress admin = config.admin();
+        if (admin == null) {
+            err.println("usher renew: the admin endpoint is off in " + file + " (admin: off), so the running Usher "
+                    + "cannot be asked; remove admin: off, or restart Usher after deleting the certificate's folder "
+                    + "under " + config.dataDir().resolve("certificates"));
+            return 1;
+        }
+        String host = admin.host().indexOf(':') >= 0 ? "[" + admin.host() + "]" : admin.host();
+        URI uri = URI.create("http://" + host + ":" + admin.port() + "/certificates/"
+                + URLEncoder.encode(name, StandardCharsets.UTF_8) + "/renew");
+        try {
+            HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+            HttpResponse<String> response = client.send(HttpRequest.newBuilder(uri).timeout(Duration.ofMinutes(5))
+                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() == 200) {
+                out.println("usher renew: " + name + ": new certificate in service: " + response.body().strip());
+                return 0;
+            }
+            err.println("usher renew: " + name + ": " + response.statusCode() + " " + response.body().strip());
+            return 1;
+        } catch (ConnectException e) {
+            err.println("usher renew: no Usher answers at " + uri.getAuthority() + " (is it running with " + file
+                    + "?)");
+            return 1;
+        } catch (IOException e) {
+            err.println("usher renew: " + e);
+            return 1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 1;
+        }
+    }
+
+    int trust(String[] args) {
+        Path file = args.length == 2 && (args[0].equals("--config") || args[0].equals("-c")) ? Path.of(args[1])
+                : args.length == 1 && args[0].startsWith("--config=") ? Path.of(args[0].substring(9))
+                : args.length == 0 ? Main.DEFAULT_CONFIG : null;
+        if (file == null) {
+            err.println("usher trust: usage: usher trust [--config FILE]");
+            return 2;
+        }
+        UsherConfig config = java.nio.file.Files.exists(file) ? load(file) : defaults();
+        if (config == null) {
+            return 1;
+        }
+        Path root;
+        try {
+            root = LocalCa.open(new CertStore(config.dataDir())).rootCertificate().toAbsolutePath();
+        } catch (IOException | RuntimeException e) {
+            err.println("usher trust: cannot open the local CA in " + config.dataDir() + ": " + e.getMessage());
+            return 1;
+        }
+        out.println("""
+                Usher's local CA signs the certificates of localhost, *.localhost, IP addresses and names under
+                .test, .internal, .lan and .home.arpa (or any site with tls: internal). Its root certificate:
+
+                  %1$s
+
+                Trust it where you browse from (the key never leaves %2$s):
+                  Debian/Ubuntu:  sudo cp %1$s /usr/local/share/ca-certificates/usher-local-ca.crt \\
+                                    && sudo update-ca-certificates
+                  Fedora/RHEL:    sudo cp %1$s /etc/pki/ca-trust/source/anchors/usher-local-ca.pem \\
+                                    && sudo update-ca-trust
+                  Chrome/Firefox on Linux (own store, needs libnss3-tools):
+                                  certutil -d sql:$HOME/.pki/nssdb -A -t C,, -n "Usher local CA" -i %1$s
+                  macOS:          sudo security add-trusted-cert -d -r trustRoot \\
+                                    -k /Library/Keychains/System.keychain %1$s
+                  Windows:        certutil -addstore -f ROOT usher-root.pem   (after copying the file over)
+                  curl:           curl --cacert %1$s https://app.localhost/
+
+                This is the data directory of %3$s; run usher trust as the user that runs Usher (or with the same
+                --config) so that it shows the same root.""".formatted(root, config.dataDir(), config.source()));
+        return 0;
+    }
+
+    private UsherConfig load(Path file) {
+        try {
+            return ConfigLoader.load(file);
+        } catch (ConfigException e) {
+            for (ConfigError error : e.errors()) {
+                err.println(error.format());
+            }
+            err.println(file + ": " + e.errors().size() + " error(s)");
+            return null;
+        } catch (IOException e) {
+            err.println("usher: cannot read " + file + ": " + e.getMessage());
+            return null;
+        }
+    }
+
+    private UsherConfig defaults() {
+        try {
+            return ConfigLoader.parse("", "<defaults>");
+        } catch (ConfigException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

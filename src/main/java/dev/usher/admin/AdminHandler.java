@@ -1,0 +1,118 @@
+package dev.usher.admin;
+
+import dev.usher.cert.CertManager;
+import dev.usher.cert.CertifiedKey;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.concurrent.CompletionException;
+
+/**
+ * The admin API's requests: {@code GET /health}, {@code GET /certificates}, {@code POST
+ * /certificates/NAME/renew}. Answers are JSON. Requests whose Host is not a loopback name are refused (a web page
+ * cannot reach this endpoint through DNS rebinding), and so are browser requests from another origin (CSRF).
+ */
+final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+    private static final String CERTIFICATES = "/certificates";
+    private static final String RENEW = "/renew";
+
+    private final CertManager certificates;
+
+    /** {@code certificates}: null when Usher serves no HTTPS. */
+    AdminHandler(CertManager certificates) {
+        this.certificates = certificates;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+        boolean keepAlive = HttpUtil.isKeepAlive(request);
+        if (!LoopbackHosts.isLoopbackHost(request.headers().get(HttpHeaderNames.HOST))
+                || request.headers().contains(HttpHeaderNames.ORIGIN)
+                && !LoopbackHosts.isLoopbackOrigin(request.headers().get(HttpHeaderNames.ORIGIN))) {
+            send(ctx, HttpResponseStatus.FORBIDDEN, Json.error("the admin endpoint answers only requests made to "
+                    + "localhost"), keepAlive);
+            return;
+        }
+        String path = request.uri();
+        int query = path.indexOf('?');
+        path = query < 0 ? path : path.substring(0, query);
+        if (path.equals("/health")) {
+            requireMethod(ctx, request, HttpMethod.GET, "{\"status\":\"ok\"}");
+        } else if (path.equals(CERTIFICATES)) {
+            requireMethod(ctx, request, HttpMethod.GET, certificates == null ? "[]"
+                    : Json.certificates(certificates.status()));
+        } else if (path.startsWith(CERTIFICATES + "/") && path.endsWith(RENEW)) {
+            String name = URLDecoder.decode(path.substring(CERTIFICATES.length() + 1, path.length() - RENEW.length()),
+                    StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
+            renew(ctx, request, name, keepAlive);
+        } else {
+            send(ctx, HttpResponseStatus.NOT_FOUND, Json.error("no such admin resource: " + path), keepAlive);
+        }
+    }
+
+    private void requireMethod(ChannelHandlerContext ctx, FullHttpRequest request, HttpMethod method, String body) {
+        boolean keepAlive = HttpUtil.isKeepAlive(request);
+        if (!request.method().equals(method)) {
+            send(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, Json.error("use " + method), keepAlive);
+        } else {
+            send(ctx, HttpResponseStatus.OK, body, keepAlive);
+        }
+    }
+
+    private void renew(ChannelHandlerContext ctx, FullHttpRequest request, String name, boolean keepAlive) {
+        if (!request.method().equals(HttpMethod.POST)) {
+            send(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, Json.error("use POST"), keepAlive);
+            return;
+        }
+        if (certificates == null) {
+            send(ctx, HttpResponseStatus.NOT_FOUND, Json.error("Usher serves no HTTPS site"), keepAlive);
+            return;
+        }
+        ctx.channel().config().setAutoRead(false);
+        certificates.renew(name).whenComplete((CertifiedKey cert, Throwable failure) -> ctx.executor().execute(() -> {
+            ctx.channel().config().setAutoRead(true);
+            if (failure == null) {
+                send(ctx, HttpResponseStatus.OK, Json.renewed(name, cert), keepAlive);
+                return;
+            }
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+            HttpResponseStatus status = cause instanceof IllegalArgumentException
+                    ? HttpResponseStatus.NOT_FOUND : HttpResponseStatus.BAD_GATEWAY;
+            send(ctx, status, Json.error(String.valueOf(cause.getMessage())), keepAlive);
+        }));
+    }
+
+    private static void send(ChannelHandlerContext ctx, HttpResponseStatus status, String json, boolean keepAlive) {
+        byte[] body = (json + "\n").getBytes(StandardCharsets.UTF_8);
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
+                Unpooled.wrappedBuffer(body));
+        response.headers()
+                .set(HttpHeaderNames.CONTENT_TYPE, "application/json")
+                .set(HttpHeaderNames.CONTENT_LENGTH, body.length)
+                .set(HttpHeaderNames.CACHE_CONTROL, "no-store");
+        HttpUtil.setKeepAlive(response, keepAlive);
+        var written = ctx.writeAndFlush(response);
+        if (!keepAlive) {
+            written.addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        ctx.close();
+    }
+}

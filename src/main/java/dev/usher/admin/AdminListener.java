@@ -1,0 +1,56 @@
+package dev.usher.admin;
+
+import dev.usher.cert.CertManager;
+import dev.usher.config.ListenAddress;
+import dev.usher.server.HttpListener;
+import dev.usher.server.ListenException;
+import dev.usher.server.Transport;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.ReadTimeoutHandler;
+
+import java.net.InetSocketAddress;
+
+/**
+ * The admin endpoint ({@code admin:}, {@code 127.0.0.1:2019} by default): a small HTTP/1.1 API on a loopback
+ * address for {@code usher renew} and, later, reloads, metrics and the web UI.
+ */
+public final class AdminListener implements AutoCloseable {
+    /** Admin requests are small; anything bigger is refused by the aggregator with 413. */
+    private static final int MAX_REQUEST = 64 * 1024;
+
+    private final HttpListener listener;
+
+    private AdminListener(HttpListener listener) {
+        this.listener = listener;
+    }
+
+    /** Binds {@code address}; {@code certificates} is null when Usher serves no HTTPS. */
+    public static AdminListener bind(ListenAddress address, Transport transport, EventLoopGroup loops,
+                                     CertManager certificates) throws ListenException {
+        return new AdminListener(HttpListener.bind(address, transport, loops, new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.config().setAutoRead(true);
+                ch.pipeline()
+                        .addLast(new ReadTimeoutHandler(60))
+                        .addLast(new HttpServerCodec())
+                        .addLast(new HttpObjectAggregator(MAX_REQUEST))
+                        .addLast(new AdminHandler(certificates));
+            }
+        }));
+    }
+
+    /** The bound address. */
+    public InetSocketAddress address() {
+        return listener.address();
+    }
+
+    @Override
+    public void close() {
+        listener.close();
+    }
+}

@@ -1,0 +1,61 @@
+package dev.usher.admin;
+
+import dev.usher.cert.CertManager.CertificateStatus;
+import dev.usher.cert.CertifiedKey;
+
+import java.util.Comparator;
+import java.util.List;
+
+/** The admin API's few JSON shapes, written by hand: no JSON library is worth its memory for these. */
+final class Json {
+    private Json() {
+    }
+
+    static String error(String message) {
+        return "{\"error\":" + string(message) + "}";
+    }
+
+    static String renewed(String name, CertifiedKey cert) {
+        return "{\"name\":" + string(name) + ",\"sha256\":" + string(cert.sha256()) + ",\"not_after\":"
+                + string(cert.notAfter().toString()) + "}";
+    }
+
+    static String certificates(List<CertificateStatus> all) {
+        StringBuilder out = new StringBuilder("[");
+        all.stream().sorted(Comparator.comparing(CertificateStatus::name)).forEach(s -> {
+            if (out.length() > 1) {
+                out.append(',');
+            }
+            out.append("{\"name\":").append(string(s.name()))
+                    .append(",\"policy\":").append(string(s.policy()))
+                    .append(",\"issuer\":").append(string(s.issuer()))
+                    .append(",\"not_after\":").append(s.notAfter() == null ? "null" : string(s.notAfter().toString()))
+                    .append(",\"sha256\":").append(s.sha256() == null ? "null" : string(s.sha256()))
+                    .append('}');
+        });
+        return out.append(']').toString();
+    }
+
+    /** A JSON string literal. */
+    static String string(String text) {
+        StringBuilder out = new StringBuilder(text.length() + 2).append('"');
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                    if (c < 0x20 || c == 0x2028 || c == 0x2029) {
+                        out.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        out.append(c);
+                    }
+                }
+            }
+        }
+        return out.append('"').toString();
+    }
+}

@@ -1,0 +1,367 @@
+package dev.usher.cert;
+
+import dev.usher.config.AcmeSettings;
+import dev.usher.config.Site;
+import dev.usher.config.TlsPolicy;
+import dev.usher.config.UsherConfig;
+import dev.usher.tls.CertificateSource;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Keeps a certificate for every HTTPS site: loads what the data directory holds, orders what is missing, renews
+ * what is due, reloads certificate files the user replaced, and answers the TLS layer's "which certificate for this
+ * name?" from memory.
+ *
+ * <p>Threads: {@link #certificateFor} runs on event loops and only reads volatile fields. Orders and renewals run on
+ * virtual threads (they block on the network); a single timer thread schedules them. State changes happen under
+ * this object's lock.
+ */
+public final class CertManager implements CertificateSource, AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(CertManager.class.getName());
+    /** Re-evaluate a certificate at least this often: a CA's renewal window (ARI) may move, clocks may jump. */
+    private static final Duration RECHECK = Duration.ofHours(6);
+
+    private final CertStore store;
+    private final ChallengeAnswers answers;
+    private final Retry retry;
+    private final Duration filePoll;
+    private final ScheduledExecutorService timer;
+    private final ExecutorService work = Executors.newVirtualThreadPerTaskExecutor();
+    private volatile Map<String, ManagedName> names = Map.of();
+    private LocalCa localCa;
+    private AcmeIssuer acme;
+    private AcmeSettings acmeSettings;
+
+    /**
+     * @param store    the data directory's certificate store
+     * @param answers  where ACME challenge answers are published for the listeners
+     * @param retry    waits between failed orders
+     * @param filePoll how often {@code tls: {cert, key}} files are checked for changes
+     */
+    public CertManager(CertStore store, ChallengeAnswers answers, Retry retry, Duration filePoll) {
+        this.store = store;
+        this.answers = answers;
+        this.retry = retry;
+        this.filePoll = filePoll;
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "certificates");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Makes the managed names those of {@code config}'s HTTPS sites. Certificates on disk (and local-CA ones, made
+     * in milliseconds) are in place when this returns; ACME orders for missing ones run in the background. Names
+     * whose policy did not change keep their state; removed names stop being served.
+     */
+    public synchronized void apply(UsherConfig config) {
+        Map<String, ManagedName> next = new HashMap<>();
+        for (Site site : config.sites()) {
+            if (!site.https()) {
+                continue;
+            }
+            Issuer issuer = issuerFor(site.tls(), config.acme());
+            ManagedName old = names.get(site.name());
+            if (old != null && old.sameAs(site.tls(), issuer)) {
+                next.put(site.name(), old);
+                continue;
+            }
+            ManagedName managed = new ManagedName(site.name(), site.tls(), issuer);
+            next.put(site.name(), managed);
+            begin(managed);
+        }
+        for (ManagedName old : names.values()) {
+            if (next.get(old.name) != old) {
+                retire(old);
+            }
+        }
+        names = Map.copyOf(next);
+    }
+
+    /** The certificate for a TLS server name: exact, then a one-label wildcard; null when there is none yet. */
+    @Override
+    public CertifiedKey certificateFor(String serverName) {
+        Map<String, ManagedName> current = names;
+        ManagedName managed = current.get(serverName);
+        if (managed == null) {
+            int dot = serverName.indexOf('.');
+            managed = dot > 0 ? current.get("*" + serverName.substring(dot)) : null;
+        }
+        return managed == null ? null : managed.current;
+    }
+
+    /**
+     * Orders a new certificate for {@code name} now, whatever the current one's age ({@code usher renew}). The
+     * future completes with the new certificate, or exceptionally with the reason it could not be had.
+     */
+    public CompletableFuture<CertifiedKey> renew(String name) {
+        ManagedName managed = names.get(name);
+        if (managed == null) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("no HTTPS site named " + name));
+        }
+        if (managed.issuer == null) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(name + " uses certificate files; "
+                    + "replace the files and Usher picks them up"));
+        }
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return obtain(managed, true);
+            } catch (IssueException e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        }, work);
+    }
+
+    /** The local CA's root certificate file (created on first use). */
+    public synchronized Path localCaRoot() {
+        return localCa().rootCertificate();
+    }
+
+    /** What is known about each managed name, for status pages and metrics. */
+    public List<CertificateStatus> status() {
+        List<CertificateStatus> result = new ArrayList<>();
+        for (ManagedName m : names.values()) {
+            CertifiedKey cert = m.current;
+            result.add(new CertificateStatus(m.name, m.policy.toString(), m.issuer == null ? "files" : m.issuer.id(),
+                    cert == null ? null : cert.notAfter(), cert == null ? null : cert.sha256()));
+        }
+        return result;
+    }
+
+    /** One managed name's certificate, or nulls when there is none yet. */
+    public record CertificateStatus(String name, String policy, String issuer, Instant notAfter, String sha256) {
+    }
+
+    private Issuer issuerFor(TlsPolicy policy, AcmeSettings settings) {
+        return switch (policy.kind()) {
+            case ACME -> acme(settings);
+            case INTERNAL -> localCa();
+            case FILES, NONE -> null;
+        };
+    }
+
+    private AcmeIssuer acme(AcmeSettings settings) {
+        if (acme == null || !settings.equals(acmeSettings)) {
+            acme = new AcmeIssuer(settings, store, answers);
+            acmeSettings = settings;
+        }
+        return acme;
+    }
+
+    private LocalCa localCa() {
+        if (localCa == null) {
+            try {
+                localCa = LocalCa.open(store);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot create the local CA in " + store.dataDir() + ": "
+                        + e.getMessage(), e);
+            }
+        }
+        return localCa;
+    }
+
+    /** Puts a new name in service: its stored, local or file certificate now; an ACME order in the background. */
+    private void begin(ManagedName m) {
+        if (m.issuer == null) {
+            reloadFiles(m);
+            m.next = timer.scheduleWithFixedDelay(() -> reloadFiles(m), filePoll.toMillis(), filePoll.toMillis(),
+                    TimeUnit.MILLISECONDS);
+            return;
+        }
+        Optional<CertifiedKey> stored = store.load(m.issuer.id(), m.name);
+        if (stored.isPresent() && stored.get().notAfter().isAfter(Instant.now())) {
+            m.current = stored.get();
+            LOG.log(Level.INFO, "{0}: serving the stored certificate (sha256 {1}, valid until {2})", m.name,
+                    shortHash(stored.get()), stored.get().notAfter());
+            scheduleCheck(m, stored.get().renewalDue());
+        } else if (m.issuer instanceof LocalCa) {
+            try {
+                obtain(m, false);
+            } catch (IssueException e) {
+                LOG.log(Level.ERROR, "{0}: the local CA could not issue a certificate: {1}", m.name, e.getMessage());
+            }
+        } else {
+            LOG.log(Level.INFO, "{0}: no certificate yet; ordering one from {1} (TLS handshakes for this name fail "
+                    + "until it arrives)", m.name, m.issuer.id());
+            m.next = work.submit(() -> obtainOrRetry(m));
+        }
+    }
+
+    private void retire(ManagedName m) {
+        m.retired = true;
+        if (m.next != null) {
+            m.next.cancel(false);
+        }
+    }
+
+    /** Schedules the next look at {@code m}: at {@code due}, or sooner to re-evaluate. */
+    private synchronized void scheduleCheck(ManagedName m, Instant due) {
+        if (m.retired) {
+            return;
+        }
+        long delay = Math.max(0, Math.min(Duration.between(Instant.now(), due).toMillis(), RECHECK.toMillis()));
+        m.next = timer.schedule(() -> work.submit(() -> check(m)), delay, TimeUnit.MILLISECONDS);
+    }
+
+    /** Renews when the issuer (or the one-third rule) says it is time; otherwise looks again later. */
+    private void check(ManagedName m) {
+        CertifiedKey cert = m.current;
+        if (m.retired) {
+            return;
+        }
+        if (cert == null) {
+            obtainOrRetry(m);
+            return;
+        }
+        Instant due = m.issuer.renewalTime(cert).orElse(cert.renewalDue());
+        if (!Instant.now().isBefore(due)) {
+            LOG.log(Level.INFO, "{0}: renewing the certificate (valid until {1})", m.name, cert.notAfter());
+            obtainOrRetry(m);
+        } else {
+            scheduleCheck(m, due);
+        }
+    }
+
+    private void obtainOrRetry(ManagedName m) {
+        try {
+            obtain(m, false);
+        } catch (IssueException e) {
+            // already logged and rescheduled
+        }
+    }
+
+    /**
+     * Gets a certificate for {@code m} under the data directory's lock for the name, puts it in service and
+     * schedules its renewal. On failure: logs, schedules a retry with backoff, keeps serving the old certificate.
+     */
+    private CertifiedKey obtain(ManagedName m, boolean force) throws IssueException {
+        try {
+            Optional<NameLock> lock = store.tryLock(m.issuer.id(), m.name);
+            if (lock.isEmpty()) {
+                throw new IssueException("another Usher process sharing " + store.dataDir()
+                        + " is ordering this name right now", null);
+            }
+            try (NameLock held = lock.get()) {
+                if (!force) {
+                    Optional<CertifiedKey> stored = store.load(m.issuer.id(), m.name);
+                    if (stored.isPresent() && isNewer(stored.get(), m.current)
+                            && Instant.now().isBefore(stored.get().renewalDue())) {
+                        return adopt(m, stored.get(), "another process stored a newer certificate");
+                    }
+                }
+                CertifiedKey fresh = m.issuer.issue(m.name);
+                store.save(m.issuer.id(), m.name, fresh);
+                return adopt(m, fresh, "new certificate from " + m.issuer.id());
+            }
+        } catch (IssueException e) {
+            failed(m, e);
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            IssueException wrapped = new IssueException("could not use the data directory " + store.dataDir()
+                    + ": " + e, e);
+            failed(m, wrapped);
+            throw wrapped;
+        }
+    }
+
+    private CertifiedKey adopt(ManagedName m, CertifiedKey cert, String why) {
+        synchronized (this) {
+            m.failures = 0;
+            m.current = cert;
+        }
+        LOG.log(Level.INFO, "{0}: {1} in service (sha256 {2}, valid until {3})", m.name, why, shortHash(cert),
+                cert.notAfter());
+        scheduleCheck(m, cert.renewalDue());
+        return cert;
+    }
+
+    private void failed(ManagedName m, IssueException e) {
+        Duration wait;
+        synchronized (this) {
+            m.failures++;
+            wait = retry.after(m.failures);
+            if (e.retryAfter().isPresent()) {
+                Duration asked = Duration.between(Instant.now(), e.retryAfter().get());
+                wait = asked.compareTo(wait) > 0 ? asked : wait;
+            }
+        }
+        CertifiedKey cert = m.current;
+        LOG.log(Level.WARNING, "{0}: could not get a certificate (attempt {1}): {2}; trying again in {3}{4}", m.name,
+                m.failures, e.getMessage(), human(wait), cert == null ? ""
+                        : "; the current certificate is served meanwhile (valid until " + cert.notAfter() + ")");
+        synchronized (this) {
+            if (!m.retired) {
+                m.next = timer.schedule(() -> work.submit(() -> obtainOrRetry(m)), wait.toMillis(),
+                        TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    /** Loads {@code tls: {cert, key}} files when they changed; a bad pair is reported and the old one kept. */
+    private void reloadFiles(ManagedName m) {
+        Path certFile = m.policy.cert();
+        Path keyFile = m.policy.key();
+        try {
+            long certModified = Files.getLastModifiedTime(certFile).toMillis();
+            long keyModified = Files.getLastModifiedTime(keyFile).toMillis();
+            if (certModified == m.certModified && keyModified == m.keyModified) {
+                return;
+            }
+            CertifiedKey cert = Pem.readCertifiedKey(certFile, keyFile);
+            m.certModified = certModified;
+            m.keyModified = keyModified;
+            m.current = cert;
+            LOG.log(Level.INFO, "{0}: certificate loaded from {1} (sha256 {2}, valid until {3})", m.name, certFile,
+                    shortHash(cert), cert.notAfter());
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.WARNING, "{0}: cannot use the certificate files {1} and {2}: {3}{4}", m.name, certFile,
+                    keyFile, e.getMessage(), m.current == null ? "; TLS handshakes for this name fail"
+                            : "; the previously loaded certificate is still served");
+            try {
+                m.certModified = Files.getLastModifiedTime(certFile).toMillis();
+                m.keyModified = Files.getLastModifiedTime(keyFile).toMillis();
+            } catch (IOException ignored) {
+                // the next poll tries again
+            }
+        }
+    }
+
+    private static boolean isNewer(CertifiedKey candidate, CertifiedKey current) {
+        return current == null || candidate.notAfter().isAfter(current.notAfter());
+    }
+
+    private static String shortHash(CertifiedKey cert) {
+        return cert.sha256().substring(0, 16) + "…";
+    }
+
+    private static String human(Duration d) {
+        long s = d.toSeconds();
+        return s < 120 ? Math.max(s, 0) + (d.toMillis() < 1000 ? "." + d.toMillis() / 100 : "") + " s"
+                : s < 7200 ? s / 60 + " min" : s / 3600 + " h";
+    }
+
+    /** Stops scheduling; orders in flight are abandoned (their names are ordered again at the next start). */
+    @Override
+    public void close() {
+        timer.shutdownNow();
+        work.shutdownNow();
+    }
+}

@@ -1,0 +1,30 @@
+package dev.usher.protocol;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
+
+/**
+ * The child handler of the HTTPS listener: counts the connection against {@code limits.connections} (shared with
+ * the plain listener), then hands it to the TLS layer, which picks the certificate and, after the handshake, the
+ * HTTP version.
+ */
+public final class HttpsInitializer extends ChannelInitializer<Channel> {
+    private final ConnectionLimiter limiter;
+    private final ChannelHandler tls;
+
+    /** {@code tls}: a sharable handler (a {@code ChannelInitializer}) that sets up TLS on each connection. */
+    public HttpsInitializer(ConnectionLimiter limiter, ChannelHandler tls) {
+        this.limiter = limiter;
+        this.tls = tls;
+    }
+
+    @Override
+    protected void initChannel(Channel ch) {
+        if (!limiter.admit(ch)) {
+            ch.close();
+            return;
+        }
+        ch.pipeline().addLast("tls-setup", tls);
+    }
+}

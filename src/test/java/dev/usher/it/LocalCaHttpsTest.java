@@ -1,0 +1,171 @@
+package dev.usher.it;
+
+import dev.usher.Usher;
+import dev.usher.cert.Retry;
+import dev.usher.config.ConfigLoader;
+import dev.usher.testing.Command;
+import dev.usher.testing.TlsProbe;
+import dev.usher.whoami.Whoami;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * HTTPS with certificates from Usher's local CA, checked with real clients: curl trusting only the local root,
+ * curl over HTTP/2, nghttp, h2load; plain-HTTP requests redirected; the same certificate after a restart.
+ */
+class LocalCaHttpsTest {
+    @TempDir
+    static Path data;
+    static Whoami backend;
+    static Usher usher;
+    static Path root;
+
+    @BeforeAll
+    static void start() throws Exception {
+        backend = Whoami.start("127.0.0.1", 0, "local-ca-backend");
+        usher = startUsher();
+        root = data.resolve("ca/root.pem");
+    }
+
+    private static Usher startUsher() throws Exception {
+        int b = backend.port();
+        String yaml = """
+                listen: {http: "127.0.0.1:0", https: "127.0.0.1:0"}
+                admin: off
+                data: %s
+                sites:
+                  app.localhost: 127.0.0.1:%d
+                  127.0.0.1: 127.0.0.1:%d
+                  "*.dev.localhost": 127.0.0.1:%d
+                  http://plain.localhost: 127.0.0.1:%d
+                """.formatted(data, b, b, b, b);
+        return Usher.start(ConfigLoader.parse(yaml, "local.yaml"), 2, Retry.DEFAULT, Duration.ofSeconds(1));
+    }
+
+    @AfterAll
+    static void stop() {
+        usher.close();
+        backend.close();
+    }
+
+    private static int httpsPort() {
+        return usher.httpsAddress().getPort();
+    }
+
+    private static Command curl(String... args) {
+        List<String> command = new java.util.ArrayList<>(List.of("curl", "-sS", "--max-time", "20"));
+        command.addAll(List.of(args));
+        return Command.run(30, command);
+    }
+
+    @Test
+    void curlTrustingOnlyTheLocalRootReachesTheBackendOverHttps() {
+        int port = httpsPort();
+        Command c = curl("--cacert", root.toString(), "--resolve", "app.localhost:" + port + ":127.0.0.1",
+                "https://app.localhost:" + port + "/hello");
+        assertThat(c.exitCode()).as(c.output()).isZero();
+        assertThat(c.output()).contains("local-ca-backend").contains("GET /hello")
+                .containsIgnoringCase("X-Forwarded-Proto: https");
+    }
+
+    @Test
+    void servesHttp2OverTlsToCurl() {
+        int port = httpsPort();
+        Command c = curl("--http2", "--cacert", root.toString(), "--resolve", "app.localhost:" + port + ":127.0.0.1",
+                "-o", "/dev/null", "-w", "%{http_version} %{response_code}", "https://app.localhost:" + port + "/");
+        assertThat(c.output()).isEqualTo("2 200");
+    }
+
+    @Test
+    void anIpAddressSiteIsServedWithoutSni() {
+        int port = httpsPort();
+        Command c = curl("--cacert", root.toString(), "https://127.0.0.1:" + port + "/ip");
+        assertThat(c.exitCode()).as(c.output()).isZero();
+        assertThat(c.output()).contains("GET /ip");
+    }
+
+    @Test
+    void aWildcardSiteGetsAWildcardCertificate() throws Exception {
+        int port = httpsPort();
+        Command c = curl("--cacert", root.toString(), "--resolve", "a.dev.localhost:" + port + ":127.0.0.1",
+                "https://a.dev.localhost:" + port + "/w");
+        assertThat(c.exitCode()).as(c.output()).isZero();
+        X509Certificate leaf = TlsProbe.chain(port, "b.dev.localhost").get(0);
+        assertThat(leaf.getSubjectAlternativeNames()).extracting(n -> n.get(1)).containsExactly("*.dev.localhost");
+    }
+
+    @Test
+    void unknownAndPlainHttpNamesGetNoCertificateAtAll() {
+        int port = httpsPort();
+        for (String name : List.of("unknown.localhost", "plain.localhost")) {
+            Command c = curl("-k", "--resolve", name + ":" + port + ":127.0.0.1", "https://" + name + ":" + port
+                    + "/");
+            assertThat(c.exitCode()).as(name + ": " + c.output()).isNotZero();
+            assertThat(c.output()).doesNotContain("local-ca-backend");
+        }
+    }
+
+    @Test
+    void plainHttpRequestsForAnHttpsSiteAreRedirected() throws Exception {
+        try (RawHttp raw = new RawHttp(usher.httpAddress().getPort())) {
+            RawHttp.Response r = raw.send("GET /path?q=1 HTTP/1.1\r\nHost: app.localhost\r\n\r\n").read();
+            assertThat(r.status()).isEqualTo(308);
+            assertThat(r.headers().get("location")).isEqualTo("https://app.localhost:" + httpsPort() + "/path?q=1");
+        }
+        assertThat(backend.requestsSeen()).isNotNegative();
+    }
+
+    @Test
+    void aPlainHttpSiteIsStillServedOverPlainHttp() throws Exception {
+        try (RawHttp raw = new RawHttp(usher.httpAddress().getPort())) {
+            RawHttp.Response r = raw.send("GET /p HTTP/1.1\r\nHost: plain.localhost\r\n\r\n").read();
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.body()).contains("local-ca-backend");
+        }
+    }
+
+    @Test
+    void nghttpSpeaksHttp2ThroughUsher() {
+        Command c = Command.run(30, List.of("nghttp", "-nv", "https://127.0.0.1:" + httpsPort() + "/n"));
+        assertThat(c.exitCode()).as(c.output()).isZero();
+        assertThat(c.output()).contains(":status: 200");
+    }
+
+    @Test
+    void h2loadOfTwentyThousandRequestsHasNoErrors() {
+        Command c = Command.run(120, List.of("h2load", "-n", "20000", "-c", "10", "-m", "10",
+                "https://127.0.0.1:" + httpsPort() + "/"));
+        assertThat(c.exitCode()).as(c.output()).isZero();
+        assertThat(c.output()).contains("20000 succeeded, 0 failed, 0 errored").contains("status codes: 20000 2xx");
+        System.out.println(c.output());
+    }
+
+    @Test
+    void keysAreReadableByTheOwnerOnly() throws Exception {
+        Path key = data.resolve("certificates/local/app.localhost/key.pem");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(key))).isEqualTo("rw-------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(data.resolve("ca/root.key"))))
+                .isEqualTo("rw-------");
+    }
+
+    @Test
+    void aRestartServesTheSameCertificateAndRoot() throws Exception {
+        String before = TlsProbe.leafSha256(httpsPort(), "app.localhost");
+        String rootBefore = Files.readString(root);
+        usher.close();
+        usher = startUsher();
+        assertThat(TlsProbe.leafSha256(httpsPort(), "app.localhost")).isEqualTo(before);
+        assertThat(Files.readString(root)).isEqualTo(rootBefore);
+    }
+}
