@@ -106,7 +106,8 @@ public final class AtomicFiles {
         }
     }
 
-    private static FileAttribute<?>[] attributes(Path where, String mode) {
+    /** The POSIX {@code mode} (as in {@code rw-------}) as creation attributes, or none where it has no meaning. */
+    static FileAttribute<?>[] attributes(Path where, String mode) {
         if (!where.getFileSystem().supportedFileAttributeViews().contains("posix")) {
             return new FileAttribute<?>[0];
         }

@@ -49,7 +49,8 @@ public final class NameLock implements AutoCloseable {
         }
         FileChannel ch = null;
         try {
-            ch = FileChannel.open(key, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            ch = FileChannel.open(key, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
+                    AtomicFiles.attributes(key, "rw-------"));
             FileLock lock = ch.tryLock();
             if (lock == null) {
                 ch.close();
