@@ -1,0 +1,193 @@
+package dev.usher.cert;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyPair;
+import java.security.PrivateKey;
+import java.security.PublicKey;
+import java.security.SecureRandom;
+import java.security.Signature;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
+import org.bouncycastle.asn1.x509.SubjectPublicKeyInfo;
+import org.bouncycastle.cert.X509CertificateHolder;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.openssl.PEMEncryptedKeyPair;
+import org.bouncycastle.openssl.PEMKeyPair;
+import org.bouncycastle.openssl.PEMParser;
+import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
+import org.bouncycastle.pkcs.PKCS8EncryptedPrivateKeyInfo;
+
+/**
+ * Reads and writes PEM files: certificate chains and private keys. Reading accepts what users bring for manual
+ * certificates ({@code tls: {cert: FILE, key: FILE}}): PKCS#8 {@code PRIVATE KEY}, SEC1 {@code EC PRIVATE KEY} and
+ * PKCS#1 {@code RSA PRIVATE KEY}, with any text around the blocks. Writing always produces PKCS#8. Keys come back as
+ * JDK key objects, so they work with the JDK's TLS and with Netty's.
+ *
+ * <p>Bad content raises {@link PemException} naming the file; other {@link IOException}s are I/O failures.
+ */
+public final class Pem {
+    private Pem() {
+    }
+
+    /** The certificates in {@code file}, in file order (a chain: leaf first). Never empty. */
+    public static List<X509Certificate> readCertificates(Path file) throws IOException {
+        List<X509Certificate> certs = new ArrayList<>();
+        JcaX509CertificateConverter converter = new JcaX509CertificateConverter();
+        for (Object o : parse(file)) {
+            if (o instanceof X509CertificateHolder holder) {
+                try {
+                    certs.add(converter.getCertificate(holder));
+                } catch (GeneralSecurityException | RuntimeException e) {
+                    throw new PemException(file, "unreadable certificate: " + e.getMessage(), e);
+                }
+            }
+        }
+        if (certs.isEmpty()) {
+            throw new PemException(file, "no certificate found (expected a -----BEGIN CERTIFICATE----- block)");
+        }
+        return certs;
+    }
+
+    /** The first private key in {@code file}: PKCS#8, SEC1 (EC) or PKCS#1 (RSA); unencrypted. */
+    public static PrivateKey readPrivateKey(Path file) throws IOException {
+        return readKeyPair(file, false).getPrivate();
+    }
+
+    /**
+     * A certificate chain and its key from two files (they may be the same file), checked to belong together.
+     *
+     * @throws PemException when either file has no usable content or the key is not the leaf certificate's
+     */
+    public static CertifiedKey readCertifiedKey(Path certFile, Path keyFile) throws IOException {
+        List<X509Certificate> chain = readCertificates(certFile);
+        PrivateKey key = readPrivateKey(keyFile);
+        if (!matches(key, chain.get(0).getPublicKey())) {
+            throw new PemException(keyFile, "this private key does not belong to the first certificate in "
+                    + certFile + " (" + chain.get(0).getSubjectX500Principal().getName() + ")");
+        }
+        return new CertifiedKey(chain, key);
+    }
+
+    /** Certificates as PEM text, one {@code CERTIFICATE} block each, in list order. */
+    public static String certificates(List<X509Certificate> chain) {
+        StringBuilder b = new StringBuilder();
+        for (X509Certificate c : chain) {
+            try {
+                b.append(block("CERTIFICATE", c.getEncoded()));
+            } catch (GeneralSecurityException e) {
+                throw new IllegalArgumentException("certificate cannot be encoded", e);
+            }
+        }
+        return b.toString();
+    }
+
+    /** A private key as a PKCS#8 {@code PRIVATE KEY} block. */
+    public static String privateKey(PrivateKey key) {
+        return block("PRIVATE KEY", key.getEncoded());
+    }
+
+    /** A public key as an X.509 {@code PUBLIC KEY} block. */
+    public static String publicKey(PublicKey key) {
+        return block("PUBLIC KEY", key.getEncoded());
+    }
+
+    /**
+     * A key pair from {@code file}: its private key and the public key beside it (a {@code PUBLIC KEY} block, or the
+     * one inside a SEC1/PKCS#1 key). Checked to belong together.
+     */
+    static KeyPair readKeyPair(Path file) throws IOException {
+        return readKeyPair(file, true);
+    }
+
+    /** True when {@code key} is the private half of {@code publicKey}: checked by signing and verifying. */
+    static boolean matches(PrivateKey key, PublicKey publicKey) {
+        String alg = switch (key.getAlgorithm()) {
+            case "EC" -> "SHA256withECDSA";
+            case "RSA" -> "SHA256withRSA";
+            case "Ed25519", "Ed448", "EdDSA" -> "EdDSA";
+            default -> null;
+        };
+        if (alg == null || !sameFamily(key.getAlgorithm(), publicKey.getAlgorithm())) {
+            return false;
+        }
+        try {
+            byte[] blob = new byte[32];
+            new SecureRandom().nextBytes(blob);
+            Signature signer = Signature.getInstance(alg);
+            signer.initSign(key);
+            signer.update(blob);
+            byte[] signature = signer.sign();
+            Signature verifier = Signature.getInstance(alg);
+            verifier.initVerify(publicKey);
+            verifier.update(blob);
+            return verifier.verify(signature);
+        } catch (GeneralSecurityException | RuntimeException e) {
+            return false; // a key of another curve or size cannot even be used with the other half
+        }
+    }
+
+    private static boolean sameFamily(String a, String b) {
+        return a.equals(b) || a.startsWith("Ed") && b.startsWith("Ed");
+    }
+
+    private static KeyPair readKeyPair(Path file, boolean needPublic) throws IOException {
+        JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
+        PrivateKey priv = null;
+        PublicKey pub = null;
+        try {
+            for (Object o : parse(file)) {
+                if (o instanceof PEMEncryptedKeyPair || o instanceof PKCS8EncryptedPrivateKeyInfo) {
+                    throw new PemException(file, "the private key is encrypted; Usher needs it unencrypted "
+                            + "(openssl pkey -in FILE -out PLAIN)");
+                } else if (o instanceof PrivateKeyInfo info && priv == null) {
+                    priv = converter.getPrivateKey(info);
+                } else if (o instanceof PEMKeyPair pair && priv == null) {
+                    priv = converter.getPrivateKey(pair.getPrivateKeyInfo());
+                    if (pair.getPublicKeyInfo() != null) {
+                        pub = converter.getPublicKey(pair.getPublicKeyInfo());
+                    }
+                } else if (o instanceof SubjectPublicKeyInfo info && pub == null) {
+                    pub = converter.getPublicKey(info);
+                }
+            }
+        } catch (org.bouncycastle.openssl.PEMException | RuntimeException e) {
+            throw new PemException(file, "unreadable key: " + e.getMessage(), e);
+        }
+        if (priv == null) {
+            throw new PemException(file, "no private key found (expected a -----BEGIN PRIVATE KEY----- block)");
+        }
+        if (needPublic && (pub == null || !matches(priv, pub))) {
+            throw new PemException(file, pub == null ? "no public key beside the private key"
+                    : "the public key does not belong to the private key");
+        }
+        return new KeyPair(pub, priv);
+    }
+
+    private static List<Object> parse(Path file) throws IOException {
+        String text = Files.readString(file, StandardCharsets.ISO_8859_1);
+        List<Object> objects = new ArrayList<>();
+        try (PEMParser parser = new PEMParser(new StringReader(text))) {
+            for (Object o = parser.readObject(); o != null; o = parser.readObject()) {
+                objects.add(o);
+            }
+        } catch (IOException | RuntimeException e) {
+            // PEMParser reports truncated and garbled blocks as IOExceptions: content, not I/O, problems here
+            throw new PemException(file, "damaged PEM: " + e.getMessage(), e);
+        }
+        return objects;
+    }
+
+    private static String block(String type, byte[] der) {
+        return "-----BEGIN " + type + "-----\n"
+                + Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(der)
+                + "\n-----END " + type + "-----\n";
+    }
+}
