@@ -70,7 +70,7 @@ final class CaCertificates {
     /** A leaf for {@code name} (DNS name, wildcard or IP literal) signed by the root, valid seven days. */
     X509Certificate leaf(String name, PublicKey leafKey, X509Certificate root, PrivateKey rootKey, Instant now)
             throws GeneralSecurityException {
-        boolean ip = LocalNames.isIpLiteral(name);
+        boolean ip = dev.usher.config.LocalNames.isIpAddress(name);
         X500Name subject = name.length() <= MAX_CN
                 ? new X500NameBuilder(BCStyle.INSTANCE).addRDN(BCStyle.CN, name).build()
                 : new X500Name(new RDN[0]);

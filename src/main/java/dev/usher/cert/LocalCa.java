@@ -15,7 +15,7 @@ import java.util.Locale;
 import org.bouncycastle.jce.provider.BouncyCastleProvider;
 
 /**
- * Usher's own certificate authority for names no public CA can validate ({@link LocalNames#coversName}): a root made
+ * Usher's own certificate authority for names no public CA can validate ({@link dev.usher.config.LocalNames#isLocal}): a root made
  * once per data directory ({@code ca/root.pem}, {@code ca/root.key}) that signs seven-day leaves on demand. Browsers
  * trust the leaves once the user trusts {@link #rootCertificate()} (for example with {@code usher trust}).
  * Thread-safe.

@@ -1,4 +1,4 @@
-package dev.usher.cert;
+package dev.usher.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,13 +11,13 @@ class LocalNamesTest {
         "10.1.2.3", "::1", "2001:db8::7", "app.test", "*.app.test", "nas.internal", "printer.lan", "pi.home.arpa",
         "App.Test.", "x.home.arpa"})
     void coversLocalNames(String name) {
-        assertThat(LocalNames.coversName(name)).isTrue();
+        assertThat(LocalNames.isLocal(name)).isTrue();
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"example.com", "test", "internal", "lan", "home.arpa", "*.test", "*.lan", "localhost.com",
         "mytest", "app.testing", "notlan", "arpa", "", ".test", "1.2.3", "example.com.test.org"})
     void leavesOtherNamesToPublicCas(String name) {
-        assertThat(LocalNames.coversName(name)).isFalse();
+        assertThat(LocalNames.isLocal(name)).isFalse();
     }
 }
