@@ -104,6 +104,7 @@ public final class Pebble implements AutoCloseable {
         private int tlsValidationPort = 5001;
         private Duration certificateValidity;
         private int authzReusePercent;
+        private Path tlsFiles;
 
         public Builder acmePort(int port) {
             this.acmePort = port;
@@ -132,13 +133,22 @@ public final class Pebble implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Serve Pebble's own HTTPS with the files {@link #writeTlsFiles} made, so that a client configured with
+         * their {@code ca.pem} before this Pebble existed trusts it.
+         */
+        public Builder tlsFiles(Path dir) {
+            this.tlsFiles = dir;
+            return this;
+        }
+
         public Pebble start() {
             requireInstalled(PEBBLE);
             requireInstalled(CHALLTESTSRV);
             Pebble p = null;
             try {
                 Path dir = Files.createTempDirectory("pebble");
-                TestCa ca = TestCa.write(dir);
+                TestCa ca = tlsFiles == null ? TestCa.write(dir) : TestCa.copy(tlsFiles, dir);
                 int acme = acmePort == 0 ? freePort() : acmePort;
                 p = new Pebble(dir, acme, freePort(), ca.caPem(), ca.sslContext());
                 p.launch(this);
@@ -336,8 +346,38 @@ public final class Pebble implements AutoCloseable {
         }
     }
 
+    /**
+     * Writes a CA ({@code ca.pem}) and a {@code localhost} certificate for Pebble's HTTPS into {@code dir}, for
+     * {@link Builder#tlsFiles}; returns the CA file to trust.
+     */
+    public static Path writeTlsFiles(Path dir) {
+        try {
+            return TestCa.write(dir).caPem();
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** A throwaway CA and a {@code localhost} certificate from it for Pebble's HTTPS listeners. */
     private record TestCa(Path caPem, SSLContext sslContext) {
+        static TestCa copy(Path from, Path dir) throws IOException, GeneralSecurityException {
+            for (String file : List.of("ca.pem", "localhost.pem", "localhost.key")) {
+                Files.copy(from.resolve(file), dir.resolve(file));
+            }
+            X509Certificate ca;
+            try (var in = Files.newInputStream(dir.resolve("ca.pem"))) {
+                ca = (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
+            }
+            KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+            store.load(null, null);
+            store.setCertificateEntry("ca", ca);
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(store);
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(null, tmf.getTrustManagers(), null);
+            return new TestCa(dir.resolve("ca.pem"), context);
+        }
+
         static TestCa write(Path dir) throws IOException, GeneralSecurityException {
             KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
             generator.initialize(new ECGenParameterSpec("secp256r1"));
