@@ -1,0 +1,214 @@
+package dev.usher.tls;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.usher.cert.CertifiedKey;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Real TLS clients against a real listener; run once per provider by the subclasses. */
+abstract class TlsRoutingTests {
+    static final TestPki PKI = new TestPki();
+    final CertifiedKey a = PKI.leaf("a.test");
+    final CertifiedKey b = PKI.leaf("b.test", "www.b.test");
+    final CertifiedKey ip = PKI.leaf("127.0.0.1");
+    TlsServer server;
+    /** The port the static client helpers connect to; one test runs at a time per class. */
+    static final ThreadLocal<Integer> serverPort = new ThreadLocal<>();
+
+    abstract boolean openSsl();
+
+    @BeforeEach
+    void start() throws Exception {
+        server = new TlsServer(openSsl(), Duration.ofMillis(500));
+        server.certificates.put("a.test", a);
+        server.certificates.put("b.test", b);
+        server.certificates.put("www.b.test", b);
+        server.certificates.put("127.0.0.1", ip);
+        serverPort.set(server.port());
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    @Test
+    void picksTheCertificateNamedBySni() throws Exception {
+        try (SSLSocket socket = connect(PKI.clientContext(), "a.test", "h2", "http/1.1")) {
+            assertThat(leaf(socket)).isEqualTo(a.leaf());
+            assertThat(socket.getApplicationProtocol()).isEqualTo("h2");
+            assertThat(exchange(socket, "hello")).startsWith("sni=a.test alpn=h2 tls=TLSv1.3 line=hello");
+        }
+        try (SSLSocket socket = connect(PKI.clientContext(), "www.b.test", "http/1.1")) {
+            assertThat(leaf(socket)).isEqualTo(b.leaf());
+            assertThat(exchange(socket, "x")).startsWith("sni=www.b.test alpn=http/1.1");
+        }
+    }
+
+    @Test
+    void clientOfferingNoAlpnStillGetsServed() throws Exception {
+        try (SSLSocket socket = connect(PKI.clientContext(), "a.test")) {
+            assertThat(exchange(socket, "x")).startsWith("sni=a.test alpn=null");
+        }
+    }
+
+    @Test
+    void unknownNameFailsBeforeAnyCertificateIsShown() throws Exception {
+        List<X509Certificate[]> seen = new CopyOnWriteArrayList<>();
+        assertThatThrownBy(() -> connect(recordingClient(seen), "unknown.test", "h2")).isInstanceOf(SSLException.class);
+        assertThat(seen).isEmpty();
+        try (SSLSocket socket = connect(PKI.clientContext(), "b.test", "h2")) {
+            assertThat(leaf(socket)).isEqualTo(b.leaf());
+        }
+    }
+
+    @Test
+    void withoutSniTheLocalAddressNamesTheCertificate() throws Exception {
+        try (SSLSocket socket = connect(PKI.clientContext(), null, "http/1.1")) {
+            assertThat(leaf(socket)).isEqualTo(ip.leaf());
+            assertThat(exchange(socket, "x")).startsWith("sni=127.0.0.1 ");
+        }
+    }
+
+    @Test
+    void acmeTlsAlpnGetsTheChallengeCertificateOthersTheNormalOne() throws Exception {
+        CertifiedKey challenge = PKI.challenge("a.test");
+        server.answers.putTlsAlpn01("a.test", challenge);
+        List<X509Certificate[]> seen = new CopyOnWriteArrayList<>();
+        try (SSLSocket socket = connect(recordingClient(seen), "a.test", "acme-tls/1");
+             SSLSocket normal = connect(PKI.clientContext(), "a.test", "h2", "http/1.1")) {
+            assertThat(leaf(socket)).isEqualTo(challenge.leaf());
+            assertThat(socket.getApplicationProtocol()).isEqualTo("acme-tls/1");
+            assertThat(leaf(normal)).isEqualTo(a.leaf());
+            assertThat(exchange(normal, "x")).startsWith("sni=a.test alpn=h2");
+        }
+        seen.clear();
+        // A fresh client: the JDK would resume with the cached session's SNI (a.test) rather than send b.test.
+        assertThatThrownBy(() -> connect(recordingClient(seen), "b.test", "acme-tls/1"))
+                .isInstanceOf(SSLException.class);
+        assertThat(seen).isEmpty();
+    }
+
+    @Test
+    void renewedCertificateGoesToNewConnectionsWhileOpenOnesKeepWorking() throws Exception {
+        try (SSLSocket before = connect(PKI.clientContext(), "a.test", "h2")) {
+            assertThat(exchange(before, "one")).contains("line=one");
+            CertifiedKey renewed = PKI.leaf("a.test");
+            server.certificates.put("a.test", renewed);
+            try (SSLSocket after = connect(PKI.clientContext(), "a.test", "h2")) {
+                assertThat(leaf(after)).isEqualTo(renewed.leaf());
+                assertThat(exchange(after, "two")).contains("line=two");
+            }
+            assertThat(leaf(before)).isEqualTo(a.leaf());
+            assertThat(exchange(before, "three")).contains("line=three");
+        }
+    }
+
+    @Test
+    void acceptsTls13AndTls12() throws Exception {
+        for (String version : List.of("TLSv1.3", "TLSv1.2")) {
+            SSLSocket socket = socket(PKI.clientContext(), "a.test", "h2");
+            socket.setEnabledProtocols(new String[] {version});
+            try (socket) {
+                socket.startHandshake();
+                assertThat(socket.getSession().getProtocol()).isEqualTo(version);
+                assertThat(exchange(socket, "x")).contains("tls=" + version);
+            }
+        }
+    }
+
+    @Test
+    void refusesTls11() throws Exception {
+        // The JDK client refuses TLS 1.1 itself, so a hand-made TLS 1.1 hello tests the server instead.
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(5000);
+            socket.getOutputStream().write(Hellos.records(Hellos.handshake(Hellos.TLS_1_1, "a.test", List.of()),
+                    16384));
+            assertThat(RawAnswer.read(socket)).isIn(RawAnswer.ALERT, RawAnswer.CLOSED);
+        }
+    }
+
+    static SSLSocket connect(SSLContext context, String serverName, String... alpn) throws Exception {
+        SSLSocket socket = socket(context, serverName, alpn);
+        try {
+            socket.startHandshake();
+            return socket;
+        } catch (Exception e) {
+            socket.close();
+            throw e;
+        }
+    }
+
+    private static SSLSocket socket(SSLContext context, String serverName, String... alpn) throws Exception {
+        // The socket is opened to 127.0.0.1 by address: the name the client checks is the SNI name when set.
+        SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", serverPort.get());
+        socket.setSoTimeout(5000);
+        SSLParameters parameters = socket.getSSLParameters();
+        parameters.setServerNames(serverName == null ? List.of() : List.of(new SNIHostName(serverName)));
+        parameters.setEndpointIdentificationAlgorithm("HTTPS");
+        parameters.setApplicationProtocols(alpn);
+        socket.setSSLParameters(parameters);
+        return socket;
+    }
+
+    /** A client that trusts any certificate and records each chain it is shown. */
+    static SSLContext recordingClient(List<X509Certificate[]> seen) throws Exception {
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, new TrustManager[] {new RecordingTrustManager(seen)}, null);
+        return context;
+    }
+
+    static X509Certificate leaf(SSLSocket socket) throws Exception {
+        return (X509Certificate) socket.getSession().getPeerCertificates()[0];
+    }
+
+    /** Sends a line and reads the one-line answer. */
+    static String exchange(SSLSocket socket, String line) throws Exception {
+        OutputStream out = socket.getOutputStream();
+        out.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+        out.flush();
+        InputStream in = socket.getInputStream();
+        StringBuilder answer = new StringBuilder();
+        int c;
+        while ((c = in.read()) >= 0 && c != '\n') {
+            answer.append((char) c);
+        }
+        return answer.toString();
+    }
+
+    /** Trusts everything and remembers every chain it was shown. */
+    record RecordingTrustManager(List<X509Certificate[]> seen) implements X509TrustManager {
+        @Override
+        public void checkClientTrusted(X509Certificate[] chain, String authType) {
+            seen.add(chain);
+        }
+
+        @Override
+        public void checkServerTrusted(X509Certificate[] chain, String authType) {
+            seen.add(chain);
+        }
+
+        @Override
+        public X509Certificate[] getAcceptedIssuers() {
+            return new X509Certificate[0];
+        }
+    }
+}
