@@ -138,11 +138,69 @@ abstract class TlsRoutingTests {
     @Test
     void refusesTls11() throws Exception {
         // The JDK client refuses TLS 1.1 itself, so a hand-made TLS 1.1 hello tests the server instead.
-        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+        try (LogCapture logs = new LogCapture(); Socket socket = new Socket("127.0.0.1", server.port())) {
             socket.setSoTimeout(5000);
             socket.getOutputStream().write(Hellos.records(Hellos.handshake(Hellos.TLS_1_1, "a.test", List.of()),
                     16384));
             assertThat(RawAnswer.read(socket)).isIn(RawAnswer.ALERT, RawAnswer.CLOSED);
+            assertThat(RawAnswer.closedAfter(socket)).isTrue();
+            Thread.sleep(100); // the server logs after closing
+            assertThat(logs.records).as("a refused handshake is no error").isEmpty();
+        }
+    }
+
+    @Test
+    void helloTricklingInByteByByteAndSpreadOverRecordsIsServed() throws Exception {
+        byte[] hello = Hellos.handshake(Hellos.TLS_1_2, "a.test", List.of("h2"));
+        for (byte[] wire : List.of(Hellos.records(hello, 16384), Hellos.records(hello, 7))) {
+            try (Socket socket = new Socket("127.0.0.1", server.port())) {
+                socket.setSoTimeout(5000);
+                socket.setTcpNoDelay(true);
+                OutputStream out = socket.getOutputStream();
+                for (byte b : wire) {
+                    out.write(b);
+                    out.flush();
+                }
+                assertThat(RawAnswer.read(socket)).isEqualTo(RawAnswer.SERVER_HELLO);
+            }
+        }
+    }
+
+    @Test
+    void malformedHellosAreClosedQuietly() throws Exception {
+        byte[] hello = Hellos.records(Hellos.handshake(Hellos.TLS_1_2, "a.test", List.of("h2")), 16384);
+        byte[] random = new byte[512];
+        new java.util.Random(7).nextBytes(random);
+        byte[] badLength = hello.clone();
+        badLength[9 + 2 + 32] = 40; // a session id longer than 32 bytes, overrunning what follows
+        List<byte[]> inputs = List.of(random, new byte[] {22, 3, 1, 0, 0}, new byte[] {21, 3, 3, 0, 2, 2, 40},
+                "GET / HTTP/1.1\r\nHost: a.test\r\n\r\n".getBytes(StandardCharsets.US_ASCII), badLength,
+                java.util.Arrays.copyOf(hello, hello.length / 2));
+        try (LogCapture logs = new LogCapture()) {
+            for (byte[] input : inputs) {
+                try (Socket socket = new Socket("127.0.0.1", server.port())) {
+                    socket.setSoTimeout(5000);
+                    socket.getOutputStream().write(input);
+                    // a truncated hello is closed by the hello timeout (500 ms here), the rest at once
+                    assertThat(RawAnswer.read(socket)).isIn(RawAnswer.ALERT, RawAnswer.CLOSED);
+                    assertThat(RawAnswer.closedAfter(socket)).isTrue();
+                }
+            }
+            try (SSLSocket socket = connect(PKI.clientContext(), "a.test", "h2")) {
+                assertThat(leaf(socket)).isEqualTo(a.leaf());
+            }
+            assertThat(logs.records).isEmpty();
+        }
+    }
+
+    @Test
+    void silentClientIsClosedAfterTheHelloTimeout() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(5000);
+            long start = System.nanoTime();
+            assertThat(RawAnswer.read(socket)).isEqualTo(RawAnswer.CLOSED);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(400),
+                    Duration.ofSeconds(3));
         }
     }
 
