@@ -7,6 +7,7 @@ import dev.usher.cert.CertifiedKey;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
@@ -22,6 +23,7 @@ import javax.net.ssl.X509TrustManager;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Real TLS clients against a real listener; run once per provider by the subclasses. */
 abstract class TlsRoutingTests {
@@ -202,6 +204,47 @@ abstract class TlsRoutingTests {
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(400),
                     Duration.ofSeconds(3));
         }
+    }
+
+    @Test
+    void curlGetsTheNamedSite(@TempDir Path dir) throws Exception {
+        Cli.assumeInstalled("curl");
+        Path ca = PKI.writeCaPem(dir);
+        int port = server.port();
+        for (String name : List.of("a.test", "www.b.test")) {
+            String out = Cli.run(List.of("curl", "-sS", "--http1.1", "--max-time", "10", "--resolve",
+                    name + ":" + port + ":127.0.0.1", "--cacert", ca.toString(),
+                    "https://" + name + ":" + port + "/"), Duration.ZERO);
+            assertThat(out).startsWith("sni=" + name + " alpn=http/1.1 tls=TLSv1.3");
+        }
+        String unknown = Cli.run(List.of("curl", "-sS", "--max-time", "10", "--resolve",
+                "c.test:" + port + ":127.0.0.1", "--cacert", ca.toString(), "https://c.test:" + port + "/"),
+                Duration.ZERO);
+        assertThat(unknown).contains("curl: (35)").doesNotContain("sni=");
+    }
+
+    @Test
+    void opensslNegotiatesH2AndResumesSessions(@TempDir Path dir) throws Exception {
+        Cli.assumeInstalled("openssl");
+        Path ca = PKI.writeCaPem(dir);
+        Path session = dir.resolve("session.pem");
+        for (String version : List.of("-tls1_3", "-tls1_2")) {
+            List<String> command = List.of("openssl", "s_client", "-connect", "127.0.0.1:" + server.port(),
+                    "-servername", "b.test", "-verify_hostname", "b.test", "-alpn", "h2", "-CAfile", ca.toString(),
+                    version);
+            // A line for the server to answer: through Netty, BoringSSL's TLS 1.3 session ticket leaves with the
+            // server's first application data (HTTP/2 SETTINGS or an HTTP/1.1 response in production).
+            String first = Cli.run(concat(command, "-sess_out", session.toString()), "ping\n", Duration.ofMillis(700));
+            assertThat(first).contains("ALPN protocol: h2").contains("Verify return code: 0 (ok)").contains("New, TLS");
+            String second = Cli.run(concat(command, "-sess_in", session.toString()), Duration.ofMillis(300));
+            assertThat(second).as("resumed with " + version).contains("Reused, TLS");
+        }
+    }
+
+    private static List<String> concat(List<String> command, String... more) {
+        List<String> all = new java.util.ArrayList<>(command);
+        all.addAll(List.of(more));
+        return all;
     }
 
     static SSLSocket connect(SSLContext context, String serverName, String... alpn) throws Exception {
