@@ -9,8 +9,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Caps the compression streams open at once across all connections. Each open stream holds native memory until its
  * body ends — about 1.2 MiB for zstd, 260 KiB for gzip — and a client reading a long text response slowly keeps it
  * open; without a cap, 10,000 such clients would pin gigabytes. Over the cap a response goes out uncompressed.
+ * One instance is shared by every listener (plain HTTP and HTTPS, HTTP/1.1 and HTTP/2). Thread-safe.
  */
-final class CompressBudget {
+public final class CompressBudget {
     /** About 75 MiB of zstd state at most. */
     static final int ZSTD_STREAMS = 64;
     /** About 65 MiB of gzip state at most. */
@@ -18,6 +19,10 @@ final class CompressBudget {
 
     private final AtomicInteger zstd = new AtomicInteger();
     private final AtomicInteger gzip = new AtomicInteger();
+
+    /** A budget with nothing taken yet. */
+    public CompressBudget() {
+    }
 
     /** Takes a stream of {@code coding}; false when none is left (the response then goes out as it is). */
     boolean take(String coding) {

@@ -9,12 +9,13 @@ public final class ConnectionLimiter {
     private final AtomicInteger open = new AtomicInteger();
     private final int max;
 
+    /** @param max the most connections open at once; share one limiter between listeners for one global cap */
     public ConnectionLimiter(int max) {
         this.max = max;
     }
 
     /** Counts {@code channel} until it closes, or returns false (without counting) when the cap is reached. */
-    boolean admit(Channel channel) {
+    public boolean admit(Channel channel) {
         if (open.incrementAndGet() > max) {
             open.decrementAndGet();
             return false;

@@ -7,20 +7,30 @@ import dev.usher.proxy.Http1ProxyHandler;
 import dev.usher.route.RouteTableHolder;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 
 /**
  * Assembles the pipeline of a plain-HTTP client connection: slowloris timeouts on raw bytes, the strict HTTP/1.1
  * codec, response compression, then the proxy. Limits and timeouts come from the route table current at accept time.
+ * Over TLS, {@link HttpsProtocols} adds the same handlers (through {@link #addHttp1Handlers}) once ALPN chose
+ * HTTP/1.1.
  */
 public final class Http1Initializer extends ChannelInitializer<Channel> {
     private final RouteTableHolder routes;
     private final ConnectionLimiter limiter;
-    private final CompressBudget compression = new CompressBudget();
+    private final CompressBudget compression;
 
+    /** A listener with its own compression budget. */
     public Http1Initializer(RouteTableHolder routes, ConnectionLimiter limiter) {
+        this(routes, limiter, new CompressBudget());
+    }
+
+    /** @param compression the cap on compression streams, shared with the other listeners */
+    public Http1Initializer(RouteTableHolder routes, ConnectionLimiter limiter, CompressBudget compression) {
         this.routes = routes;
         this.limiter = limiter;
+        this.compression = compression;
         ResponseCompressor.zstdLoaded(); // load the native zstd library at start, not on the first connection
     }
 
@@ -30,13 +40,24 @@ public final class Http1Initializer extends ChannelInitializer<Channel> {
             ch.close();
             return;
         }
+        addHttp1Handlers(ch.pipeline(), routes, compression, "http");
+    }
+
+    /**
+     * Adds the HTTP/1.1 handlers at the end of {@code pipeline}: on a fresh plain-HTTP connection, or after the
+     * {@code SslHandler} of a TLS one.
+     *
+     * @param scheme {@code http} or {@code https}: what the client used (X-Forwarded-Proto, HSTS, redirects)
+     */
+    static void addHttp1Handlers(ChannelPipeline pipeline, RouteTableHolder routes, CompressBudget compression,
+                                 String scheme) {
         UsherConfig config = routes.get().config();
         ClientTimeouts timeouts = new ClientTimeouts(config.timeouts());
-        ch.pipeline()
+        pipeline
                 .addLast(Http1ProxyHandler.TIMEOUTS_NAME, timeouts)
                 .addLast(Http1ProxyHandler.CODEC_NAME, new Http1ServerCodec(decoderConfig(config.limits())))
                 .addLast(Http1ProxyHandler.COMPRESSOR_NAME, new ResponseCompressor(compression))
-                .addLast("proxy", new Http1ProxyHandler(routes, "http", timeouts));
+                .addLast("proxy", new Http1ProxyHandler(routes, scheme, timeouts));
     }
 
     static HttpDecoderConfig decoderConfig(Limits limits) {

@@ -1,10 +1,6 @@
 package dev.usher.proxy;
 
-import dev.usher.config.Cidr;
-import dev.usher.route.Route;
-import dev.usher.route.RouteTable;
 import dev.usher.route.RouteTableHolder;
-import dev.usher.rules.SiteRules;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -27,14 +23,9 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.Future;
 
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -45,7 +36,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Threading: everything runs on the client channel's event loop, which is also the backend channel's.
  */
-public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
+public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implements ClientSide {
     /** Pipeline names this handler relies on when switching to a raw relay after a 101. */
     public static final String CODEC_NAME = "http";
     public static final String TIMEOUTS_NAME = "timeouts";
@@ -64,8 +55,7 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
     private final ClientTimeouts timeouts;
     private final ArrayDeque<Object> later = new ArrayDeque<>(2);
     private ChannelHandlerContext ctx;
-    private InetAddress peer;
-    private String peerIp = "";
+    private RequestDispatch dispatch;
     private ProxyExchange exchange;
     private boolean closing;
 
@@ -84,10 +74,11 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         ctx.channel().config().setAutoRead(false);
-        SocketAddress remote = ctx.channel().remoteAddress();
-        if (remote instanceof InetSocketAddress inet && inet.getAddress() != null) {
-            peer = inet.getAddress();
-            peerIp = peer.getHostAddress();
+        dispatch = new RequestDispatch(routes, scheme, this, ctx, ctx.channel().remoteAddress());
+        if (ctx.channel().isActive()) {
+            // Added after the connection became active (over TLS, once ALPN chose HTTP/1.1): no channelActive
+            // follows, so the first read is asked for here.
+            ctx.read();
         }
     }
 
@@ -195,94 +186,20 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
             respond(HttpResponseStatus.BAD_REQUEST, true);
             return;
         }
-        RouteTable table = routes.get();
-        Route route = table.lookup(host);
-        if (route == null) {
-            // Never forwarded anywhere: an unknown name (or another host in an absolute URI) is not ours to serve.
-            respond(HttpResponseStatus.NOT_FOUND, hasBody || !HttpUtil.isKeepAlive(request));
-            return;
-        }
-        long maxBody = route.site().maxBody();
-        if (maxBody > 0 && HttpUtil.getContentLength(request, 0L) > maxBody) {
-            respond(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, true);
-            return;
-        }
-        SiteRules rules = route.rules();
-        ctx.channel().attr(COMPRESS).set(rules.compress());
-        InetAddress client = peer == null ? null : rules.clientAddress(peer, headers);
-        boolean peerTrusted = peer != null && trusted(peer, table.config().trustedProxies());
-        boolean keepAlive = HttpUtil.isKeepAlive(request);
-        Future<FullHttpResponse> verdict = rules.checkAsync(request, client, scheme, keepAlive && !hasBody,
-                ctx.executor());
-        if (verdict.isDone() && verdict.getNow() != null) {
-            FullHttpResponse answer = verdict.getNow();
-            rules.editResponse(answer.headers(), isHttps());
-            respond(answer, hasBody || !keepAlive);
-            return;
-        }
-        if (route.upstreams() == null) {
-            respond(HttpResponseStatus.BAD_GATEWAY, hasBody || !keepAlive);
-            return;
-        }
-        boolean upgrade = isUpgrade(headers);
-        ProxyExchange started = new ProxyExchange(this, ctx, route, request, client, keepAlive, http10, upgrade,
-                hasBody);
+        dispatch.dispatch(request, host, HttpUtil.isKeepAlive(request), http10, hasBody, isUpgrade(headers));
+    }
+
+    @Override
+    public void exchangeStarted(ProxyExchange started) {
         exchange = started;
-        if (hasBody) {
-            timeouts.awaitBody(route.site().traffic().readTimeout().toNanos(), started::waitingOnClient);
-        }
-        if (verdict.isDone()) {
-            prepareForBackend(request, rules, client, peerTrusted, upgrade);
-            started.start();
-        } else {
-            // Basic auth being verified off the event loop: the exchange waits (its body, if any, queues up), and
-            // the request stays as the client sent it until the verdict (a redirect is built from it).
-            verdict.addListener(f -> {
-                FullHttpResponse answer = verdict.getNow();
-                if (answer != null) {
-                    rules.editResponse(answer.headers(), isHttps());
-                    started.reject(answer);
-                } else if (!f.isSuccess()) {
-                    started.reject(ErrorPages.response(HttpResponseStatus.SERVICE_UNAVAILABLE, true));
-                } else {
-                    prepareForBackend(request, rules, client, peerTrusted, upgrade);
-                    started.start();
-                }
-            });
+        if (started.hasBody()) {
+            timeouts.awaitBody(started.readTimeoutNanos(), started::waitingOnClient);
         }
     }
 
-    /** Turns the client's request into the backend's: hop-by-hop headers out, forwarding headers and edits in. */
-    private void prepareForBackend(HttpRequest request, SiteRules rules, InetAddress client, boolean peerTrusted,
-                                   boolean upgrade) {
-        HttpHeaders headers = request.headers();
-        boolean chunked = HttpUtil.isTransferEncodingChunked(request);
-        CharSequence upgradeTo = upgrade ? headers.get(HttpHeaderNames.UPGRADE) : null;
-        HopByHop.strip(headers);
-        if (chunked) {
-            headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
-        }
-        if (upgradeTo != null) {
-            headers.set(HttpHeaderNames.UPGRADE, upgradeTo);
-            headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE);
-        }
-        ForwardedHeaders.apply(headers, client == null ? peerIp : client.getHostAddress(), peerIp, peerTrusted,
-                scheme, headers.get(HttpHeaderNames.HOST));
-        rules.editRequest(headers);
-        request.setProtocolVersion(HttpVersion.HTTP_1_1);
-    }
-
-    boolean isHttps() {
-        return "https".equals(scheme);
-    }
-
-    private static boolean trusted(InetAddress address, List<Cidr> proxies) {
-        for (int i = 0; i < proxies.size(); i++) {
-            if (proxies.get(i).contains(address)) {
-                return true;
-            }
-        }
-        return false;
+    @Override
+    public boolean isHttps() {
+        return dispatch.isHttps();
     }
 
     /**
@@ -316,7 +233,8 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
     }
 
     /** Answers the current request with {@code response}; closes after it when {@code close}. */
-    void respond(FullHttpResponse response, boolean close) {
+    @Override
+    public void respond(FullHttpResponse response, boolean close) {
         if (close) {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
@@ -332,7 +250,8 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
     }
 
     /** Called by the exchange when its response has been written in full (or it was answered locally). */
-    void exchangeDone(ProxyExchange done, boolean closeConnection) {
+    @Override
+    public void exchangeDone(ProxyExchange done, boolean closeConnection) {
         if (exchange != done) {
             return;
         }
@@ -366,7 +285,8 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
     }
 
     /** The exchange gave up on the connection (e.g. a backend failed mid-response). */
-    void abortConnection() {
+    @Override
+    public void abortConnection() {
         closing = true;
         exchange = null;
         releaseLater();
@@ -377,7 +297,8 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter {
      * After a 101 from the backend, turns this connection into a raw byte relay to {@code backend}: the HTTP codec,
      * the timeouts and this handler leave the pipeline. Bytes the decoder still held flow into the relay.
      */
-    void switchToRelay(Channel backend, Duration idleTimeout) {
+    @Override
+    public void switchToRelay(Channel backend, Duration idleTimeout) {
         exchange = null;
         releaseLater();
         ChannelPipeline pipeline = ctx.pipeline();

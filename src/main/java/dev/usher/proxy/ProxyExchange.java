@@ -49,7 +49,8 @@ import java.util.concurrent.TimeUnit;
 final class ProxyExchange implements UpstreamListener {
     private static final System.Logger LOG = System.getLogger(ProxyExchange.class.getName());
 
-    private final Http1ProxyHandler handler;
+    private final ClientSide handler;
+    private final boolean hasBody;
     private final ChannelHandlerContext ctx;
     private final Route route;
     private final HttpRequest request;
@@ -90,7 +91,7 @@ final class ProxyExchange implements UpstreamListener {
     private ScheduledFuture<?> writeTimer;
     private long unwritableSince;
 
-    ProxyExchange(Http1ProxyHandler handler, ChannelHandlerContext ctx, Route route, HttpRequest request,
+    ProxyExchange(ClientSide handler, ChannelHandlerContext ctx, Route route, HttpRequest request,
                   InetAddress clientAddress, boolean clientKeepAlive, boolean http10Client, boolean upgradeRequested,
                   boolean hasBody) {
         this.handler = handler;
@@ -101,6 +102,7 @@ final class ProxyExchange implements UpstreamListener {
         this.http10Client = http10Client;
         this.upgradeRequested = upgradeRequested;
         this.headRequest = request.method().equals(HttpMethod.HEAD);
+        this.hasBody = hasBody;
         this.replayable = !hasBody && isIdempotent(request);
         this.maxBody = route.site().maxBody();
         this.responseTimeoutNanos = route.site().responseTimeout().toNanos();
@@ -113,6 +115,16 @@ final class ProxyExchange implements UpstreamListener {
     /** How long the client connection may then wait for its next request: the site's keep-alive idle timeout. */
     long keepAliveIdleNanos() {
         return route.site().traffic().keepAliveIdle().toNanos();
+    }
+
+    /** True when a body follows the request head. */
+    boolean hasBody() {
+        return hasBody;
+    }
+
+    /** The site's read timeout: the longest pause allowed while the request body is being read. */
+    long readTimeoutNanos() {
+        return route.site().traffic().readTimeout().toNanos();
     }
 
     /** True once the client's whole request (head and body) has arrived. */

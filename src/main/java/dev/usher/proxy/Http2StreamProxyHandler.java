@@ -1,0 +1,209 @@
+package dev.usher.proxy;
+
+import dev.usher.route.RouteTableHolder;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http2.HttpConversionUtil;
+import io.netty.util.ReferenceCountUtil;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The last handler of one HTTP/2 stream's child channel (after {@code Http2StreamFrameToHttpObjectCodec}): the
+ * stream's single request is routed and proxied like an HTTP/1.1 one, through {@link RequestDispatch} and a
+ * {@link ProxyExchange}, to the same keep-alive backend pools.
+ *
+ * <p>Backpressure: the child channel's auto-read is off; the exchange asks for more of the request body
+ * ({@code read()}) only while the backend connection is writable, and Netty returns flow-control window to the
+ * client as the child reads, so a slow backend holds the client to the stream window. Responses are written while
+ * the child channel is writable, which follows the stream's send window: when it is not, the backend is not read.
+ *
+ * <p>Ending a stream early ({@link #abortConnection()}, a client reset) closes only this child channel, which sends
+ * RST_STREAM; the connection and its other streams go on. The backend connection of an abandoned exchange is
+ * closed, never pooled, since it may hold half an exchange.
+ *
+ * <p>Threading: a child channel runs on its parent connection's event loop, so the exchange, its backend connection
+ * (leased from that loop's pool) and this handler share one thread.
+ */
+public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter implements ClientSide {
+    private final RouteTableHolder routes;
+    private ChannelHandlerContext ctx;
+    private RequestDispatch dispatch;
+    private ProxyExchange exchange;
+    /** The request head arrived; anything after it belongs to the exchange, or is dropped. */
+    private boolean started;
+
+    /** @param routes the current route table, read once for the stream's request */
+    public Http2StreamProxyHandler(RouteTableHolder routes) {
+        this.routes = routes;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        ctx.channel().config().setAutoRead(false);
+        Channel connection = ctx.channel().parent() != null ? ctx.channel().parent() : ctx.channel();
+        dispatch = new RequestDispatch(routes, "https", this, ctx, connection.remoteAddress());
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        ctx.read(); // the request head
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!started && msg instanceof HttpRequest request) {
+            started = true;
+            if (msg instanceof FullHttpRequest full) {
+                // HEADERS with END_STREAM (and possibly trailers' worth of nothing): split into a head and its end,
+                // as the HTTP/1.1 decoder delivers them.
+                HttpRequest head = new DefaultHttpRequest(full.protocolVersion(), full.method(), full.uri(),
+                        full.headers());
+                DefaultLastHttpContent end = new DefaultLastHttpContent(full.content(), full.trailingHeaders());
+                startRequest(head, false);
+                forward(end);
+            } else {
+                startRequest(request, true);
+            }
+        } else {
+            forward(msg);
+        }
+    }
+
+    private void forward(Object msg) {
+        if (exchange != null && msg instanceof HttpContent content) {
+            exchange.clientContent(content);
+        } else {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    private void startRequest(HttpRequest request, boolean hasBody) {
+        HttpHeaders headers = request.headers();
+        // Netty's conversion adds x-http2-stream-id and friends; they describe this hop and must not reach backends
+        // (nor may a client smuggle them in).
+        for (HttpConversionUtil.ExtensionHeaderNames name : HttpConversionUtil.ExtensionHeaderNames.values()) {
+            headers.remove(name.text());
+        }
+        if (request.method().equals(HttpMethod.CONNECT)) {
+            dispatch.respond(HttpResponseStatus.METHOD_NOT_ALLOWED, true);
+            return;
+        }
+        String host = host(headers);
+        String uri = request.uri();
+        if (host == null || !(uri.startsWith("/") || uri.equals("*") && request.method().equals(HttpMethod.OPTIONS))) {
+            dispatch.respond(HttpResponseStatus.BAD_REQUEST, true);
+            return;
+        }
+        // An HTTP/2 request never upgrades: no websocket over h2 (RFC 8441 is not offered in SETTINGS).
+        dispatch.dispatch(request, host, true, false, hasBody, false);
+    }
+
+    /**
+     * The host from {@code :authority} (which Netty's conversion puts in Host), or a Host header: null when there is
+     * none, when several disagree, or when it is not a plain authority.
+     */
+    private static String host(HttpHeaders headers) {
+        List<String> hosts = headers.getAll(HttpHeaderNames.HOST);
+        if (hosts.isEmpty()) {
+            return null;
+        }
+        String host = hosts.get(0).trim();
+        for (int i = 1; i < hosts.size(); i++) {
+            if (!hosts.get(i).trim().equalsIgnoreCase(host)) {
+                return null;
+            }
+        }
+        if (hosts.size() > 1) {
+            headers.set(HttpHeaderNames.HOST, host);
+        }
+        return RequestTarget.validAuthority(host) ? host : null;
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (exchange != null) {
+            exchange.clientReadComplete();
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (exchange != null) {
+            exchange.clientWritabilityChanged(ctx.channel().isWritable());
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        // The stream ended: normally after the response, or early by a client RST_STREAM, a GOAWAY or the
+        // connection closing. An exchange still running is abandoned and its backend connection closed.
+        if (exchange != null) {
+            ProxyExchange gone = exchange;
+            exchange = null;
+            gone.clientClosed();
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        // A malformed frame sequence on this stream, or a write that failed: reset the stream only.
+        ctx.close();
+    }
+
+    @Override
+    public boolean isHttps() {
+        return true;
+    }
+
+    @Override
+    public void respond(FullHttpResponse response, boolean close) {
+        ChannelFuture written = ctx.writeAndFlush(response);
+        if (close) {
+            // The request body is not wanted: after the answer the stream is reset, which tells the client to
+            // stop sending it (RFC 9113 §8.1).
+            written.addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    @Override
+    public void exchangeStarted(ProxyExchange started) {
+        exchange = started;
+    }
+
+    @Override
+    public void exchangeDone(ProxyExchange done, boolean closeConnection) {
+        if (exchange == done) {
+            exchange = null;
+        }
+    }
+
+    @Override
+    public void abortConnection() {
+        exchange = null;
+        ctx.close();
+    }
+
+    @Override
+    public void switchToRelay(Channel backend, Duration idleTimeout) {
+        throw new IllegalStateException("HTTP/2 streams never switch protocols");
+    }
+}

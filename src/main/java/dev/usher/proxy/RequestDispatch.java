@@ -1,0 +1,160 @@
+package dev.usher.proxy;
+
+import dev.usher.config.Cidr;
+import dev.usher.route.Route;
+import dev.usher.route.RouteTable;
+import dev.usher.route.RouteTableHolder;
+import dev.usher.rules.SiteRules;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.concurrent.Future;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.List;
+
+/**
+ * The per-request part of proxying, shared by HTTP/1.1 and HTTP/2: once a protocol handler has checked a request
+ * head by its own rules and knows the host, this routes it (404 for an unknown host), applies the site's body limit
+ * and rules (local answers, basic auth off the event loop), rewrites the head for the backend (hop-by-hop headers
+ * out, forwarding headers and edits in) and starts a {@link ProxyExchange}.
+ *
+ * <p>One instance per HTTP/1.1 connection or per HTTP/2 stream. Threading: the client channel's event loop only.
+ */
+final class RequestDispatch {
+    private final RouteTableHolder routes;
+    private final String scheme;
+    private final ClientSide side;
+    private final ChannelHandlerContext ctx;
+    private final InetAddress peer;
+    private final String peerIp;
+
+    /**
+     * @param scheme {@code http} or {@code https}: what the client used, for {@code X-Forwarded-Proto}
+     * @param remote the client's TCP address (for HTTP/2, the connection's, not the stream's)
+     */
+    RequestDispatch(RouteTableHolder routes, String scheme, ClientSide side, ChannelHandlerContext ctx,
+                    SocketAddress remote) {
+        this.routes = routes;
+        this.scheme = scheme;
+        this.side = side;
+        this.ctx = ctx;
+        if (remote instanceof InetSocketAddress inet && inet.getAddress() != null) {
+            peer = inet.getAddress();
+            peerIp = peer.getHostAddress();
+        } else {
+            peer = null;
+            peerIp = "";
+        }
+    }
+
+    boolean isHttps() {
+        return "https".equals(scheme);
+    }
+
+    /**
+     * Routes {@code request} and answers it locally or starts its exchange (announced through
+     * {@link ClientSide#exchangeStarted} before it starts).
+     *
+     * @param host      the host the request names, already validated
+     * @param keepAlive whether the client connection may serve another request after this one
+     * @param http10    whether the client spoke HTTP/1.0
+     * @param hasBody   whether a body follows the head
+     * @param upgrade   whether the request asks to switch protocols (a websocket; HTTP/1.1 only)
+     */
+    void dispatch(HttpRequest request, String host, boolean keepAlive, boolean http10, boolean hasBody,
+                  boolean upgrade) {
+        RouteTable table = routes.get();
+        Route route = table.lookup(host);
+        if (route == null) {
+            // Never forwarded anywhere: an unknown name (or another host in an absolute URI) is not ours to serve.
+            respond(HttpResponseStatus.NOT_FOUND, hasBody || !keepAlive);
+            return;
+        }
+        long maxBody = route.site().maxBody();
+        if (maxBody > 0 && HttpUtil.getContentLength(request, 0L) > maxBody) {
+            respond(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, true);
+            return;
+        }
+        SiteRules rules = route.rules();
+        ctx.channel().attr(Http1ProxyHandler.COMPRESS).set(rules.compress());
+        InetAddress client = peer == null ? null : rules.clientAddress(peer, request.headers());
+        boolean peerTrusted = peer != null && trusted(peer, table.config().trustedProxies());
+        Future<FullHttpResponse> verdict = rules.checkAsync(request, client, scheme, keepAlive && !hasBody,
+                ctx.executor());
+        if (verdict.isDone() && verdict.getNow() != null) {
+            FullHttpResponse answer = verdict.getNow();
+            rules.editResponse(answer.headers(), isHttps());
+            side.respond(answer, hasBody || !keepAlive);
+            return;
+        }
+        if (route.upstreams() == null) {
+            respond(HttpResponseStatus.BAD_GATEWAY, hasBody || !keepAlive);
+            return;
+        }
+        ProxyExchange started = new ProxyExchange(side, ctx, route, request, client, keepAlive, http10, upgrade,
+                hasBody);
+        side.exchangeStarted(started);
+        if (verdict.isDone()) {
+            prepareForBackend(request, rules, client, peerTrusted, upgrade);
+            started.start();
+        } else {
+            // Basic auth being verified off the event loop: the exchange waits (its body, if any, queues up), and
+            // the request stays as the client sent it until the verdict (a redirect is built from it).
+            verdict.addListener(f -> {
+                FullHttpResponse answer = verdict.getNow();
+                if (answer != null) {
+                    rules.editResponse(answer.headers(), isHttps());
+                    started.reject(answer);
+                } else if (!f.isSuccess()) {
+                    started.reject(ErrorPages.response(HttpResponseStatus.SERVICE_UNAVAILABLE, true));
+                } else {
+                    prepareForBackend(request, rules, client, peerTrusted, upgrade);
+                    started.start();
+                }
+            });
+        }
+    }
+
+    /** Answers the current request locally with an error page; closes after it when {@code close}. */
+    void respond(HttpResponseStatus status, boolean close) {
+        side.respond(ErrorPages.response(status, close), close);
+    }
+
+    /** Turns the client's request into the backend's: hop-by-hop headers out, forwarding headers and edits in. */
+    private void prepareForBackend(HttpRequest request, SiteRules rules, InetAddress client, boolean peerTrusted,
+                                   boolean upgrade) {
+        HttpHeaders headers = request.headers();
+        boolean chunked = HttpUtil.isTransferEncodingChunked(request);
+        CharSequence upgradeTo = upgrade ? headers.get(HttpHeaderNames.UPGRADE) : null;
+        HopByHop.strip(headers);
+        if (chunked) {
+            headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+        }
+        if (upgradeTo != null) {
+            headers.set(HttpHeaderNames.UPGRADE, upgradeTo);
+            headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE);
+        }
+        ForwardedHeaders.apply(headers, client == null ? peerIp : client.getHostAddress(), peerIp, peerTrusted,
+                scheme, headers.get(HttpHeaderNames.HOST));
+        rules.editRequest(headers);
+        request.setProtocolVersion(HttpVersion.HTTP_1_1);
+    }
+
+    private static boolean trusted(InetAddress address, List<Cidr> proxies) {
+        for (int i = 0; i < proxies.size(); i++) {
+            if (proxies.get(i).contains(address)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
