@@ -110,7 +110,8 @@ public final class Pem {
     /** True when {@code key} is the private half of {@code publicKey}: checked by signing and verifying. */
     static boolean matches(PrivateKey key, PublicKey publicKey) {
         String alg = switch (key.getAlgorithm()) {
-            case "EC" -> "SHA256withECDSA";
+            // Bouncy Castle names EC keys "ECDSA" (once it is a registered provider, keys may come from it)
+            case "EC", "ECDSA" -> "SHA256withECDSA";
             case "RSA" -> "SHA256withRSA";
             case "Ed25519", "Ed448", "EdDSA" -> "EdDSA";
             default -> null;
@@ -135,7 +136,7 @@ public final class Pem {
     }
 
     private static boolean sameFamily(String a, String b) {
-        return a.equals(b) || a.startsWith("Ed") && b.startsWith("Ed");
+        return a.equals(b) || a.startsWith("Ed") && b.startsWith("Ed") || a.startsWith("EC") && b.startsWith("EC");
     }
 
     private static KeyPair readKeyPair(Path file, boolean needPublic) throws IOException {

@@ -25,6 +25,24 @@ public final class HttpsInitializer extends ChannelInitializer<Channel> {
             ch.close();
             return;
         }
-        ch.pipeline().addLast("tls-setup", tls);
+        ch.pipeline().addLast("first-read", FirstRead.INSTANCE).addLast("tls-setup", tls);
+    }
+
+    /**
+     * Usher's listeners accept with auto-read off (reads follow backpressure); the ClientHello must still be asked
+     * for once. Later reads are asked for by the TLS handlers themselves.
+     */
+    @io.netty.channel.ChannelHandler.Sharable
+    private static final class FirstRead extends io.netty.channel.ChannelInboundHandlerAdapter {
+        static final FirstRead INSTANCE = new FirstRead();
+
+        @Override
+        public void channelActive(io.netty.channel.ChannelHandlerContext ctx) {
+            ctx.pipeline().remove(this);
+            ctx.fireChannelActive();
+            if (!ctx.channel().config().isAutoRead()) {
+                ctx.read();
+            }
+        }
     }
 }

@@ -90,6 +90,17 @@ class PemTest {
     }
 
     @Test
+    void matchesEcKeysThatBouncyCastleNamesEcdsa() throws Exception {
+        LocalCa ca = LocalCa.open(new CertStore(tmp.resolve("data")));
+        CertifiedKey cert = ca.issue("bc.test");
+        PrivateKey bcKey = java.security.KeyFactory.getInstance("EC",
+                new org.bouncycastle.jce.provider.BouncyCastleProvider())
+                .generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(cert.key().getEncoded()));
+        assertThat(bcKey.getAlgorithm()).isEqualTo("ECDSA");
+        assertThat(Pem.matches(bcKey, cert.leaf().getPublicKey())).isTrue();
+    }
+
+    @Test
     void refusesAnRsaKeyForAnEcCertificate() throws Exception {
         KeyPairGenerator rsa = KeyPairGenerator.getInstance("RSA");
         rsa.initialize(2048);
