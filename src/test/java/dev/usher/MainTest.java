@@ -49,6 +49,33 @@ class MainTest {
     }
 
     @Test
+    void trustPrintsTheLocalRootAndHowToTrustIt() throws Exception {
+        Path file = dir.resolve("usher.yaml");
+        Files.writeString(file, "data: state\nsites:\n  app.localhost: 127.0.0.1:3000\n");
+        assertThat(run("trust", "--config", file.toString())).isZero();
+        Path root = dir.resolve("state/ca/root.pem").toAbsolutePath();
+        assertThat(root).exists();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains(root.toString()).contains("update-ca-certificates")
+                .contains("certutil").contains("curl --cacert " + root);
+        String first = Files.readString(root);
+        assertThat(run("trust", "--config", file.toString())).isZero();
+        assertThat(Files.readString(root)).as("the root is made once").isEqualTo(first);
+    }
+
+    @Test
+    void renewWithoutARunningUsherSaysNoneAnswers() throws Exception {
+        Path file = dir.resolve("usher.yaml");
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        Files.writeString(file, "admin: \"127.0.0.1:" + port + "\"\nsites:\n  app.example.com: 127.0.0.1:3000\n");
+        assertThat(run("renew", "app.example.com", "--config", file.toString())).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("no Usher answers at 127.0.0.1:" + port);
+        assertThat(run("renew", "--config", file.toString())).isEqualTo(2);
+    }
+
+    @Test
     void checkOfAMissingFileSaysSo() {
         assertThat(run("check", "--config", dir.resolve("nope.yaml").toString())).isEqualTo(1);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("no such file");

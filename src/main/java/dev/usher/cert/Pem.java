@@ -149,14 +149,14 @@ public final class Pem {
                     throw new PemException(file, "the private key is encrypted; Usher needs it unencrypted "
                             + "(openssl pkey -in FILE -out PLAIN)");
                 } else if (o instanceof PrivateKeyInfo info && priv == null) {
-                    priv = converter.getPrivateKey(info);
+                    priv = jdkPrivateKey(info, converter);
                 } else if (o instanceof PEMKeyPair pair && priv == null) {
-                    priv = converter.getPrivateKey(pair.getPrivateKeyInfo());
+                    priv = jdkPrivateKey(pair.getPrivateKeyInfo(), converter);
                     if (pair.getPublicKeyInfo() != null) {
-                        pub = converter.getPublicKey(pair.getPublicKeyInfo());
+                        pub = jdkPublicKey(pair.getPublicKeyInfo(), converter);
                     }
                 } else if (o instanceof SubjectPublicKeyInfo info && pub == null) {
-                    pub = converter.getPublicKey(info);
+                    pub = jdkPublicKey(info, converter);
                 }
             }
         } catch (org.bouncycastle.openssl.PEMException | RuntimeException e) {
@@ -170,6 +170,48 @@ public final class Pem {
                     : "the public key does not belong to the private key");
         }
         return new KeyPair(pub, priv);
+    }
+
+    /**
+     * The key as the JDK's own providers make it (Bouncy Castle's converter would hand back its own key classes once
+     * it is a registered provider, which ACME does, and those encode differently); Bouncy Castle's otherwise.
+     */
+    private static PrivateKey jdkPrivateKey(PrivateKeyInfo info, JcaPEMKeyConverter converter)
+            throws IOException {
+        String algorithm = jdkAlgorithm(info.getPrivateKeyAlgorithm().getAlgorithm().getId());
+        if (algorithm != null) {
+            try {
+                return java.security.KeyFactory.getInstance(algorithm)
+                        .generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(info.getEncoded()));
+            } catch (GeneralSecurityException e) {
+                // fall through to Bouncy Castle
+            }
+        }
+        return converter.getPrivateKey(info);
+    }
+
+    private static PublicKey jdkPublicKey(SubjectPublicKeyInfo info, JcaPEMKeyConverter converter)
+            throws IOException {
+        String algorithm = jdkAlgorithm(info.getAlgorithm().getAlgorithm().getId());
+        if (algorithm != null) {
+            try {
+                return java.security.KeyFactory.getInstance(algorithm)
+                        .generatePublic(new java.security.spec.X509EncodedKeySpec(info.getEncoded()));
+            } catch (GeneralSecurityException e) {
+                // fall through to Bouncy Castle
+            }
+        }
+        return converter.getPublicKey(info);
+    }
+
+    private static String jdkAlgorithm(String oid) {
+        return switch (oid) {
+            case "1.2.840.10045.2.1" -> "EC";
+            case "1.2.840.113549.1.1.1" -> "RSA";
+            case "1.3.101.112" -> "Ed25519";
+            case "1.3.101.113" -> "Ed448";
+            default -> null;
+        };
     }
 
     private static List<Object> parse(Path file) throws IOException {

@@ -93,7 +93,7 @@ class PemTest {
     void matchesEcKeysThatBouncyCastleNamesEcdsa() throws Exception {
         LocalCa ca = LocalCa.open(new CertStore(tmp.resolve("data")));
         CertifiedKey cert = ca.issue("bc.test");
-        PrivateKey bcKey = java.security.KeyFactory.getInstance("EC",
+        PrivateKey bcKey = java.security.KeyFactory.getInstance("ECDSA",
                 new org.bouncycastle.jce.provider.BouncyCastleProvider())
                 .generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(cert.key().getEncoded()));
         assertThat(bcKey.getAlgorithm()).isEqualTo("ECDSA");
@@ -133,8 +133,9 @@ class PemTest {
         Path file = Files.writeString(tmp.resolve("account.key"),
                 Pem.privateKey(pair.getPrivate()) + Pem.publicKey(pair.getPublic()));
         KeyPair read = Pem.readKeyPair(file);
-        assertThat(read.getPublic()).isEqualTo(pair.getPublic());
-        assertThat(read.getPrivate().getEncoded()).isEqualTo(pair.getPrivate().getEncoded());
+        // compared by use, not encoding: with Bouncy Castle registered (ACME does that) keys may come back from it
+        assertThat(read.getPublic().getEncoded()).isEqualTo(pair.getPublic().getEncoded());
+        assertThat(Pem.matches(read.getPrivate(), pair.getPublic())).isTrue();
         assertThat(List.of(Files.readString(file).split("\n"))).contains("-----BEGIN PUBLIC KEY-----");
     }
 

@@ -175,6 +175,14 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void theAdminEndpointIsOnLoopbackByDefaultAndCanBeMovedOrSwitchedOff() throws Exception {
+        assertThat(parse("sites: {}\n").admin()).isEqualTo(new ListenAddress("127.0.0.1", 2019));
+        assertThat(parse("admin: \"127.0.0.1:9000\"\n").admin()).isEqualTo(new ListenAddress("127.0.0.1", 9000));
+        assertThat(parse("admin: {listen: \"[::1]:9001\"}\n").admin()).isEqualTo(new ListenAddress("::1", 9001));
+        assertThat(parse("admin: off\n").admin()).isNull();
+    }
+
+    @Test
     void readsTheAcmeSettings() throws Exception {
         AcmeSettings defaults = parse("sites: {}\n").acme();
         assertThat(defaults).isEqualTo(AcmeSettings.DEFAULTS);
@@ -315,9 +323,9 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> parse("foo: 1\nbar: 2\n")).isInstanceOf(ConfigException.class)
                 .hasMessage("""
                         t.yaml:1:1: foo: unknown key "foo"; expected one of: listen, data, timeouts, limits, sites, \
-                        trusted_proxies, email, acme
+                        trusted_proxies, email, acme, admin
                         t.yaml:2:1: bar: unknown key "bar"; expected one of: listen, data, timeouts, limits, sites, \
-                        trusted_proxies, email, acme""");
+                        trusted_proxies, email, acme, admin""");
     }
 
     @Test

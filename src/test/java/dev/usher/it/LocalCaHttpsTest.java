@@ -31,8 +31,12 @@ class LocalCaHttpsTest {
     static Usher usher;
     static Path root;
 
+    @TempDir
+    static Path files;
+
     @BeforeAll
     static void start() throws Exception {
+        selfSigned("files.example.com", "first");
         backend = Whoami.start("127.0.0.1", 0, "local-ca-backend");
         usher = startUsher();
         root = data.resolve("ca/root.pem");
@@ -49,7 +53,8 @@ class LocalCaHttpsTest {
                   127.0.0.1: 127.0.0.1:%d
                   "*.dev.localhost": 127.0.0.1:%d
                   http://plain.localhost: 127.0.0.1:%d
-                """.formatted(data, b, b, b, b);
+                  files.example.com: {to: 127.0.0.1:%d, tls: {cert: %s, key: %s}}
+                """.formatted(data, b, b, b, b, b, files.resolve("cert.pem"), files.resolve("key.pem"));
         return Usher.start(ConfigLoader.parse(yaml, "local.yaml"), 2, Retry.DEFAULT, Duration.ofSeconds(1));
     }
 
@@ -150,6 +155,51 @@ class LocalCaHttpsTest {
         assertThat(c.exitCode()).as(c.output()).isZero();
         assertThat(c.output()).contains("20000 succeeded, 0 failed, 0 errored").contains("status codes: 20000 2xx");
         System.out.println(c.output());
+    }
+
+    /** A self-signed certificate for {@code name} made by openssl, written as the site's cert and key files. */
+    private static void selfSigned(String name, String organisation) {
+        Path key = files.resolve("new-key.pem");
+        Path cert = files.resolve("new-cert.pem");
+        Command c = Command.run(30, List.of("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                "ec_paramgen_curve:P-256", "-nodes", "-keyout", key.toString(), "-out", cert.toString(), "-days", "2",
+                "-subj", "/O=" + organisation + "/CN=" + name, "-addext", "subjectAltName=DNS:" + name));
+        assertThat(c.exitCode()).as(c.output()).isZero();
+        try {
+            // key first, then the certificate, each replaced in one rename, as a careful user (or certbot) would
+            Files.move(key, files.resolve("key.pem"), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            Files.move(cert, files.resolve("cert.pem"), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @Test
+    void certificateFilesAreServedAndReplacedWhenTheyChange() throws Exception {
+        int port = httpsPort();
+        Command c = curl("--cacert", files.resolve("cert.pem").toString(), "--resolve",
+                "files.example.com:" + port + ":127.0.0.1", "https://files.example.com:" + port + "/f");
+        assertThat(c.exitCode()).as(c.output()).isZero();
+        assertThat(c.output()).contains("GET /f");
+        assertThat(TlsProbe.chain(port, "files.example.com").get(0).getSubjectX500Principal().getName())
+                .contains("O=first");
+
+        Thread.sleep(1100); // a new modification time, whatever the file system's resolution
+        selfSigned("files.example.com", "second");
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        String subject = "";
+        while (System.nanoTime() < deadline && !subject.contains("O=second")) {
+            Thread.sleep(100);
+            subject = TlsProbe.chain(port, "files.example.com").get(0).getSubjectX500Principal().getName();
+        }
+        assertThat(subject).contains("O=second");
+
+        Files.writeString(files.resolve("cert.pem"), "not a certificate");
+        Thread.sleep(2500);
+        assertThat(TlsProbe.chain(port, "files.example.com").get(0).getSubjectX500Principal().getName())
+                .as("a broken replacement keeps the previous certificate in service").contains("O=second");
     }
 
     @Test
