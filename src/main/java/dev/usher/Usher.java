@@ -12,6 +12,9 @@ import dev.usher.protocol.HttpsProtocols;
 import dev.usher.tls.TlsContexts;
 import dev.usher.tls.TlsInitializer;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.time.Duration;
 import java.util.function.Supplier;
 import dev.usher.protocol.ConnectionLimiter;
@@ -48,10 +51,12 @@ public final class Usher implements AutoCloseable {
     private final HttpListener http;
     private final HttpListener https;
     private final AdminListener admin;
+    /** Open HTTPS connections: at shutdown each is closed through its pipeline, so HTTP/2 ones send GOAWAY. */
+    private final ChannelGroup secureConnections;
 
     private Usher(EventLoopGroup loops, UpstreamPools pools, RuleServices services, RouteTableHolder routes,
                   RouteTableHolder secureRoutes, CertManager certificates, HttpListener http, HttpListener https,
-                  AdminListener admin) {
+                  AdminListener admin, ChannelGroup secureConnections) {
         this.loops = loops;
         this.pools = pools;
         this.services = services;
@@ -61,6 +66,7 @@ public final class Usher implements AutoCloseable {
         this.http = http;
         this.https = https;
         this.admin = admin;
+        this.secureConnections = secureConnections;
     }
 
     /** Starts serving {@code config} with as many event loops as this process has CPUs. */
@@ -90,6 +96,7 @@ public final class Usher implements AutoCloseable {
         CertManager certificates = null;
         HttpListener https = null;
         HttpListener http = null;
+        ChannelGroup secureConnections = new DefaultChannelGroup("https", GlobalEventExecutor.INSTANCE);
         try {
             ConnectionLimiter limiter = new ConnectionLimiter(config.limits().connections());
             CompressBudget compression = new CompressBudget();
@@ -104,7 +111,7 @@ public final class Usher implements AutoCloseable {
                 https = HttpListener.bind(config.listen().https(), transport, loops,
                         new HttpsInitializer(limiter, new TlsInitializer(certificates, answers,
                                 new TlsContexts(TlsContexts.HTTP_PROTOCOLS),
-                                protocolsFor(secureRoutes, compression))));
+                                protocolsFor(secureRoutes, compression)), secureConnections));
                 httpsPort = https.address().getPort();
             }
             plainTable = httpsOn
@@ -129,7 +136,8 @@ public final class Usher implements AutoCloseable {
             if (admin != null) {
                 LOG.log(Level.INFO, "admin endpoint on http://{0}", hostPort(admin.address()));
             }
-            return new Usher(loops, pools, services, routes, secureRoutes, certificates, http, https, admin);
+            return new Usher(loops, pools, services, routes, secureRoutes, certificates, http, https, admin,
+                    secureConnections);
         } catch (ListenException | RuntimeException e) {
             if (http != null) {
                 http.close();
@@ -197,6 +205,10 @@ public final class Usher implements AutoCloseable {
         if (https != null) {
             https.close();
         }
+        // Closing through the pipeline lets HTTP/2 connections send GOAWAY before the event loops stop (a loop
+        // shutting down would cut them without a word). In-flight streams get a moment; graceful draining with a
+        // configurable grace period is the job of the shutdown signal handling.
+        secureConnections.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
         routes.get().close();
         if (secureRoutes != null) {
             secureRoutes.get().close();

@@ -12,11 +12,17 @@ import io.netty.channel.ChannelInitializer;
 public final class HttpsInitializer extends ChannelInitializer<Channel> {
     private final ConnectionLimiter limiter;
     private final ChannelHandler tls;
+    private final io.netty.channel.group.ChannelGroup connections;
 
-    /** {@code tls}: a sharable handler (a {@code ChannelInitializer}) that sets up TLS on each connection. */
-    public HttpsInitializer(ConnectionLimiter limiter, ChannelHandler tls) {
+    /**
+     * @param tls         a sharable handler (a {@code ChannelInitializer}) that sets up TLS on each connection
+     * @param connections where open connections are kept, so that shutdown can end each one properly (GOAWAY)
+     */
+    public HttpsInitializer(ConnectionLimiter limiter, ChannelHandler tls,
+                            io.netty.channel.group.ChannelGroup connections) {
         this.limiter = limiter;
         this.tls = tls;
+        this.connections = connections;
     }
 
     @Override
@@ -25,6 +31,7 @@ public final class HttpsInitializer extends ChannelInitializer<Channel> {
             ch.close();
             return;
         }
+        connections.add(ch);
         ch.pipeline().addLast("first-read", FirstRead.INSTANCE).addLast("tls-setup", tls);
     }
 

@@ -211,6 +211,29 @@ class LocalCaHttpsTest {
     }
 
     @Test
+    void closingUsherSendsGoawayToHttp2Clients() throws Exception {
+        Usher other = startUsherOnEphemeralPorts();
+        try (RawH2Client client = new RawH2Client(other.httpsAddress().getPort())) {
+            client.await(RawH2Client.SETTINGS);
+            Thread.ofVirtual().start(other::close);
+            RawH2Client.Frame goaway = client.await(RawH2Client.GOAWAY);
+            assertThat(goaway.type()).isEqualTo(RawH2Client.GOAWAY);
+            assertThat(goaway.errorCode()).isZero();
+        }
+    }
+
+    private static Usher startUsherOnEphemeralPorts() throws Exception {
+        String yaml = """
+                listen: {http: "127.0.0.1:0", https: "127.0.0.1:0"}
+                admin: off
+                data: %s
+                sites:
+                  127.0.0.1: 127.0.0.1:%d
+                """.formatted(data, backend.port());
+        return Usher.start(ConfigLoader.parse(yaml, "goaway.yaml"), 1);
+    }
+
+    @Test
     void aRestartServesTheSameCertificateAndRoot() throws Exception {
         String before = TlsProbe.leafSha256(httpsPort(), "app.localhost");
         String rootBefore = Files.readString(root);

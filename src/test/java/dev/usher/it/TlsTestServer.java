@@ -29,9 +29,10 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
 /**
- * TEMPORARY TEST SCAFFOLDING, to be replaced by the real TLS listener (SNI → certificate) once it is wired in: an
- * HTTPS listener on 127.0.0.1:0 with one self-signed certificate, whose pipeline is {@code SslHandler} →
- * {@link HttpsProtocols}, over a route table compiled from YAML the way {@code dev.usher.Usher.start} does it.
+ * An HTTPS listener on 127.0.0.1:0 with one fixed self-signed certificate, whose pipeline is {@code SslHandler} →
+ * {@link HttpsProtocols}, over a route table compiled from YAML the way {@code dev.usher.Usher.start} does it: for
+ * testing HTTP/2 behaviour on its own, without certificate management. The real listener (SNI → certificate,
+ * ACME, local CA) is tested through {@code Usher} in {@code LocalCaHttpsTest} and {@code AcmeHttpsTest}.
  * BoringSSL when it loads, the JDK provider otherwise; ALPN offers h2 and http/1.1.
  */
 final class TlsTestServer implements AutoCloseable {
