@@ -25,7 +25,8 @@ final class Training {
     static int run() throws Exception {
         try (Whoami backend = Whoami.start("127.0.0.1", 0, "training")) {
             String yaml = """
-                    listen: {http: "127.0.0.1:0"}
+                    listen: {http: "127.0.0.1:0", https: off}
+                    admin: off
                     sites:
                       plain.localhost: 127.0.0.1:%1$d
                       "*.localhost": {to: 127.0.0.1:%1$d, headers: {X-Trained: "yes"}, rate_limit: {requests: 100000, per: 1s}}
