@@ -53,8 +53,9 @@ class LocalCaHttpsTest {
                   127.0.0.1: 127.0.0.1:%d
                   "*.dev.localhost": 127.0.0.1:%d
                   http://plain.localhost: 127.0.0.1:%d
+                  hsts.localhost: {to: 127.0.0.1:%d, security_headers: true}
                   files.example.com: {to: 127.0.0.1:%d, tls: {cert: %s, key: %s}}
-                """.formatted(data, b, b, b, b, b, files.resolve("cert.pem"), files.resolve("key.pem"));
+                """.formatted(data, b, b, b, b, b, b, files.resolve("cert.pem"), files.resolve("key.pem"));
         return Usher.start(ConfigLoader.parse(yaml, "local.yaml"), 2, Retry.DEFAULT, Duration.ofSeconds(1));
     }
 
@@ -138,6 +139,19 @@ class LocalCaHttpsTest {
             RawHttp.Response r = raw.send("GET /p HTTP/1.1\r\nHost: plain.localhost\r\n\r\n").read();
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.body()).contains("local-ca-backend");
+        }
+    }
+
+    @Test
+    void securityHeadersSendHstsOverHttpsOnly() throws Exception {
+        int port = httpsPort();
+        Command c = curl("-D", "-", "-o", "/dev/null", "--cacert", root.toString(), "--resolve",
+                "hsts.localhost:" + port + ":127.0.0.1", "https://hsts.localhost:" + port + "/");
+        assertThat(c.output().toLowerCase(java.util.Locale.ROOT)).contains("strict-transport-security: max-age=");
+        try (RawHttp raw = new RawHttp(usher.httpAddress().getPort())) {
+            RawHttp.Response r = raw.send("GET / HTTP/1.1\r\nHost: hsts.localhost\r\n\r\n").read();
+            assertThat(r.status()).isEqualTo(308);
+            assertThat(r.headers()).doesNotContainKey("strict-transport-security");
         }
     }
 
