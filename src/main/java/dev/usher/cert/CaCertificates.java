@@ -4,7 +4,6 @@ import java.math.BigInteger;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.PrivateKey;
-import java.security.Provider;
 import java.security.PublicKey;
 import java.security.SecureRandom;
 import java.security.cert.X509Certificate;
@@ -40,11 +39,13 @@ final class CaCertificates {
     /** The longest common name allowed (RFC 5280 ub-common-name); longer names go only in the SAN. */
     private static final int MAX_CN = 64;
 
-    private final Provider bc;
     private final SecureRandom random = new SecureRandom();
 
-    CaCertificates(Provider bc) {
-        this.bc = bc;
+    /**
+     * Signs with the JDK's own providers: Bouncy Castle's JCA provider would load thousands of classes (megabytes of
+     * metaspace in a process that stays up for months) for the one signature algorithm needed here.
+     */
+    CaCertificates() {
     }
 
     /** A new self-signed root, {@code CN=Usher Local CA <8 hex>, O=Usher}, valid ten years. */
@@ -104,7 +105,7 @@ final class CaCertificates {
     private X509Certificate sign(X509v3CertificateBuilder b, PrivateKey key) throws GeneralSecurityException {
         try {
             return new JcaX509CertificateConverter().getCertificate(
-                    b.build(new JcaContentSignerBuilder("SHA256withECDSA").setProvider(bc).build(key)));
+                    b.build(new JcaContentSignerBuilder("SHA256withECDSA").build(key)));
         } catch (OperatorCreationException e) {
             throw new GeneralSecurityException("cannot sign with the local CA key", e);
         }

@@ -12,7 +12,6 @@ import java.security.cert.X509Certificate;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
-import org.bouncycastle.jce.provider.BouncyCastleProvider;
 
 /**
  * Usher's own certificate authority for names no public CA can validate ({@link dev.usher.config.LocalNames#isLocal}): a root made
@@ -42,7 +41,7 @@ public final class LocalCa implements Issuer {
      * none yet. A damaged root is moved aside and replaced, with a warning that clients must trust the new one.
      */
     public static LocalCa open(CertStore store) throws IOException {
-        CaCertificates certificates = new CaCertificates(new BouncyCastleProvider());
+        CaCertificates certificates = new CaCertificates();
         Path certFile = store.caDir().resolve("root.pem");
         Path keyFile = store.caDir().resolve("root.key");
         try (NameLock lock = store.lockCa()) { // two processes starting at once must not make two roots

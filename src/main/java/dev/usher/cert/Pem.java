@@ -123,7 +123,7 @@ public final class Pem {
             byte[] blob = new byte[32];
             new SecureRandom().nextBytes(blob);
             Signature signer = Signature.getInstance(alg);
-            signer.initSign(key);
+            signer.initSign(asJdkKey(key));
             signer.update(blob);
             byte[] signature = signer.sign();
             Signature verifier = Signature.getInstance(alg);
@@ -133,6 +133,15 @@ public final class Pem {
         } catch (GeneralSecurityException | RuntimeException e) {
             return false; // a key of another curve or size cannot even be used with the other half
         }
+    }
+
+    /** A Bouncy Castle key as the JDK's provider makes it (the JDK's signatures may refuse the other). */
+    private static PrivateKey asJdkKey(PrivateKey key) throws GeneralSecurityException {
+        if (!key.getAlgorithm().equals("ECDSA")) {
+            return key;
+        }
+        return java.security.KeyFactory.getInstance("EC")
+                .generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(key.getEncoded()));
     }
 
     private static boolean sameFamily(String a, String b) {
