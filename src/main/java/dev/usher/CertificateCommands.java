@@ -1,7 +1,5 @@
 package dev.usher;
 
-import dev.usher.cert.CertStore;
-import dev.usher.cert.LocalCa;
 import dev.usher.config.ConfigError;
 import dev.usher.config.ConfigException;
 import dev.usher.config.ConfigLoader;
@@ -101,11 +99,14 @@ final class CertificateCommands {
         if (config == null) {
             return 1;
         }
-        Path root;
-        try {
-            root = LocalCa.open(new CertStore(config.dataDir())).rootCertificate().toAbsolutePath();
-        } catch (IOException | RuntimeException e) {
-            err.println("usher trust: cannot open the local CA in " + config.dataDir() + ": " + e.getMessage());
+        // Only looked up, never created here: made by "sudo usher trust" it would belong to root, and the
+        // service's own user could then not use it.
+        Path root = config.dataDir().resolve("ca").resolve("root.pem").toAbsolutePath();
+        if (!java.nio.file.Files.isReadable(root)) {
+            err.println("usher trust: there is no local CA in " + config.dataDir() + " yet (or it is not readable "
+                    + "by this user): Usher creates it when it first serves a site with a local certificate "
+                    + "(localhost, *.localhost, *.test, *.internal, *.lan, *.home.arpa, an IP address, or "
+                    + "tls: internal). Start Usher, then run usher trust again as the same user.");
             return 1;
         }
         out.println("""

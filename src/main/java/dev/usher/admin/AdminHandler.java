@@ -39,9 +39,11 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
         boolean keepAlive = HttpUtil.isKeepAlive(request);
-        if (!LoopbackHosts.isLoopbackHost(request.headers().get(HttpHeaderNames.HOST))
-                || request.headers().contains(HttpHeaderNames.ORIGIN)
-                && !LoopbackHosts.isLoopbackOrigin(request.headers().get(HttpHeaderNames.ORIGIN))) {
+        String host = request.headers().get(HttpHeaderNames.HOST);
+        String origin = request.headers().get(HttpHeaderNames.ORIGIN);
+        // A browser sends Origin with every POST: only a page served by this endpoint itself may write (any other
+        // page, even one on localhost, is a cross-site request). Tools like usher renew send none.
+        if (!LoopbackHosts.isLoopbackHost(host) || origin != null && !origin.equalsIgnoreCase("http://" + host)) {
             send(ctx, HttpResponseStatus.FORBIDDEN, Json.error("the admin endpoint answers only requests made to "
                     + "localhost"), keepAlive);
             return;
@@ -54,7 +56,8 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         } else if (path.equals(CERTIFICATES)) {
             requireMethod(ctx, request, HttpMethod.GET, certificates == null ? "[]"
                     : Json.certificates(certificates.status()));
-        } else if (path.startsWith(CERTIFICATES + "/") && path.endsWith(RENEW)) {
+        } else if (path.startsWith(CERTIFICATES + "/") && path.endsWith(RENEW)
+                && path.length() > CERTIFICATES.length() + 1 + RENEW.length()) {
             String name = URLDecoder.decode(path.substring(CERTIFICATES.length() + 1, path.length() - RENEW.length()),
                     StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
             renew(ctx, request, name, keepAlive);

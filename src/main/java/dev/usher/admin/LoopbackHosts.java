@@ -1,6 +1,5 @@
 package dev.usher.admin;
 
-import java.net.URI;
 import java.util.Locale;
 
 /** Which Host and Origin values count as "this machine" for the admin endpoint. */
@@ -24,17 +23,6 @@ final class LoopbackHosts {
             return false;
         }
         return name.equals("localhost") || isLoopbackV4(name);
-    }
-
-    /** True for an Origin whose host is a loopback name (a page served from this machine). */
-    static boolean isLoopbackOrigin(String origin) {
-        try {
-            URI uri = new URI(origin);
-            return uri.getHost() != null && isLoopbackHost(uri.getHost().startsWith("[") ? uri.getHost()
-                    : uri.getHost().indexOf(':') >= 0 ? "[" + uri.getHost() + "]" : uri.getHost());
-        } catch (java.net.URISyntaxException e) {
-            return false;
-        }
     }
 
     private static boolean portOnly(String rest) {

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -37,6 +38,8 @@ public final class CertManager implements CertificateSource, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(CertManager.class.getName());
     /** Re-evaluate a certificate at least this often: a CA's renewal window (ARI) may move, clocks may jump. */
     private static final Duration RECHECK = Duration.ofHours(6);
+    /** The longest one order may take before it is given up and retried. */
+    private static final Duration ISSUE_DEADLINE = Duration.ofMinutes(10);
 
     private final CertStore store;
     private final ChallengeAnswers answers;
@@ -70,15 +73,23 @@ public final class CertManager implements CertificateSource, AutoCloseable {
     /**
      * Makes the managed names those of {@code config}'s HTTPS sites. Certificates on disk (and local-CA ones, made
      * in milliseconds) are in place when this returns; ACME orders for missing ones run in the background. Names
-     * whose policy did not change keep their state; removed names stop being served.
+     * whose policy and issuer did not change keep their state; removed names stop being served. A name that cannot
+     * be set up (its store folder unreadable, say) is logged and retried; it never stops the others.
      */
     public synchronized void apply(UsherConfig config) {
         Map<String, ManagedName> next = new HashMap<>();
+        List<ManagedName> fresh = new ArrayList<>();
         for (Site site : config.sites()) {
             if (!site.https()) {
                 continue;
             }
-            Issuer issuer = issuerFor(site.tls(), config.acme());
+            Issuer issuer;
+            try {
+                issuer = issuerFor(site.tls(), config.acme());
+            } catch (RuntimeException e) {
+                LOG.log(Level.ERROR, "{0}: no certificate can be had: {1}", site.name(), e.getMessage());
+                continue;
+            }
             ManagedName old = names.get(site.name());
             if (old != null && old.sameAs(site.tls(), issuer)) {
                 next.put(site.name(), old);
@@ -86,7 +97,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
             }
             ManagedName managed = new ManagedName(site.name(), site.tls(), issuer);
             next.put(site.name(), managed);
-            begin(managed);
+            fresh.add(managed);
         }
         for (ManagedName old : names.values()) {
             if (next.get(old.name) != old) {
@@ -94,6 +105,13 @@ public final class CertManager implements CertificateSource, AutoCloseable {
             }
         }
         names = Map.copyOf(next);
+        for (ManagedName managed : fresh) {
+            try {
+                begin(managed);
+            } catch (RuntimeException e) {
+                failed(managed, new IssueException("could not set up: " + e.getMessage(), e), Instant.now());
+            }
+        }
     }
 
     /** The certificate for a TLS server name: exact, then a one-label wildcard; null when there is none yet. */
@@ -123,7 +141,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         }
         return CompletableFuture.supplyAsync(() -> {
             try {
-                return obtain(managed, true);
+                return obtain(managed, true, Instant.now());
             } catch (IssueException e) {
                 throw new java.util.concurrent.CompletionException(e);
             }
@@ -181,79 +199,101 @@ public final class CertManager implements CertificateSource, AutoCloseable {
     /** Puts a new name in service: its stored, local or file certificate now; an ACME order in the background. */
     private void begin(ManagedName m) {
         if (m.issuer == null) {
-            reloadFiles(m);
-            m.next = timer.scheduleWithFixedDelay(() -> reloadFiles(m), filePoll.toMillis(), filePoll.toMillis(),
-                    TimeUnit.MILLISECONDS);
+            m.certModified = -2;
+            CertificateFiles.reload(m);
+            m.next = timer.scheduleWithFixedDelay(() -> work.submit(safely(m, () -> CertificateFiles.reload(m))),
+                    filePoll.toMillis(), filePoll.toMillis(), TimeUnit.MILLISECONDS);
             return;
         }
         Optional<CertifiedKey> stored = store.load(m.issuer.id(), m.name);
         if (stored.isPresent() && stored.get().notAfter().isAfter(Instant.now())) {
             m.current = stored.get();
+            m.currentSince = Instant.now();
             LOG.log(Level.INFO, "{0}: serving the stored certificate (sha256 {1}, valid until {2})", m.name,
                     shortHash(stored.get()), stored.get().notAfter());
             scheduleCheck(m, stored.get().renewalDue());
         } else if (m.issuer instanceof LocalCa) {
-            try {
-                obtain(m, false);
-            } catch (IssueException e) {
-                LOG.log(Level.ERROR, "{0}: the local CA could not issue a certificate: {1}", m.name, e.getMessage());
-            }
+            obtainOrRetry(m, Instant.now());
         } else {
             LOG.log(Level.INFO, "{0}: no certificate yet; ordering one from {1} (TLS handshakes for this name fail "
                     + "until it arrives)", m.name, m.issuer.id());
-            m.next = work.submit(() -> obtainOrRetry(m));
+            Instant decided = Instant.now();
+            synchronized (this) {
+                m.next = work.submit(safely(m, () -> obtainOrRetry(m, decided)));
+            }
         }
     }
 
-    private void retire(ManagedName m) {
+    private synchronized void retire(ManagedName m) {
         m.retired = true;
         if (m.next != null) {
             m.next.cancel(false);
         }
     }
 
-    /** Schedules the next look at {@code m}: at {@code due}, or sooner to re-evaluate. */
-    private synchronized void scheduleCheck(ManagedName m, Instant due) {
+    /** Replaces what is scheduled for {@code m} (never two chains of checks for one name). */
+    private synchronized void schedule(ManagedName m, Duration delay, Runnable task) {
         if (m.retired) {
             return;
         }
-        long delay = Math.max(0, Math.min(Duration.between(Instant.now(), due).toMillis(), RECHECK.toMillis()));
-        m.next = timer.schedule(() -> work.submit(() -> check(m)), delay, TimeUnit.MILLISECONDS);
+        if (m.next != null) {
+            m.next.cancel(false);
+        }
+        m.next = timer.schedule(() -> work.submit(safely(m, task)), Math.max(0, delay.toMillis()),
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** Schedules the next look at {@code m}: at {@code due}, or sooner to re-evaluate. */
+    private void scheduleCheck(ManagedName m, Instant due) {
+        Duration delay = Duration.between(Instant.now(), due);
+        schedule(m, delay.compareTo(RECHECK) > 0 ? RECHECK : delay, () -> check(m));
     }
 
     /** Renews when the issuer (or the one-third rule) says it is time; otherwise looks again later. */
     private void check(ManagedName m) {
         CertifiedKey cert = m.current;
+        Instant decided = Instant.now();
         if (m.retired) {
             return;
         }
         if (cert == null) {
-            obtainOrRetry(m);
+            obtainOrRetry(m, decided);
             return;
         }
         Instant due = m.issuer.renewalTime(cert).orElse(cert.renewalDue());
-        if (!Instant.now().isBefore(due)) {
+        if (due.isAfter(cert.notAfter())) {
+            due = cert.renewalDue(); // a suggestion past expiry is no suggestion
+        }
+        if (!decided.isBefore(due)) {
             LOG.log(Level.INFO, "{0}: renewing the certificate (valid until {1})", m.name, cert.notAfter());
-            obtainOrRetry(m);
+            obtainOrRetry(m, decided);
         } else {
             scheduleCheck(m, due);
         }
     }
 
-    private void obtainOrRetry(ManagedName m) {
+    private void obtainOrRetry(ManagedName m, Instant decided) {
         try {
-            obtain(m, false);
+            obtain(m, false, decided);
         } catch (IssueException e) {
             // already logged and rescheduled
         }
     }
 
     /**
-     * Gets a certificate for {@code m} under the data directory's lock for the name, puts it in service and
-     * schedules its renewal. On failure: logs, schedules a retry with backoff, keeps serving the old certificate.
+     * Gets a certificate for {@code m} (one order at a time per name in this process, and across processes under
+     * the data directory's lock), puts it in service and schedules its renewal. Unless {@code force}, nothing is
+     * ordered when another attempt put a certificate in service after this one was {@code decided}, or another
+     * process stored a newer one that is not yet due. On failure: logs, schedules a retry with backoff, keeps
+     * serving the old certificate.
      */
-    private CertifiedKey obtain(ManagedName m, boolean force) throws IssueException {
+    private CertifiedKey obtain(ManagedName m, boolean force, Instant decided) throws IssueException {
+        m.ordering.lock();
         try {
+            CertifiedKey current = m.current;
+            if (!force && current != null && m.currentSince.isAfter(decided)) {
+                return current;
+            }
             Optional<NameLock> lock = store.tryLock(m.issuer.id(), m.name);
             if (lock.isEmpty()) {
                 throw new IssueException("another Usher process sharing " + store.dataDir()
@@ -262,38 +302,85 @@ public final class CertManager implements CertificateSource, AutoCloseable {
             try (NameLock held = lock.get()) {
                 if (!force) {
                     Optional<CertifiedKey> stored = store.load(m.issuer.id(), m.name);
-                    if (stored.isPresent() && isNewer(stored.get(), m.current)
+                    if (stored.isPresent() && isNewer(stored.get(), current)
                             && Instant.now().isBefore(stored.get().renewalDue())) {
                         return adopt(m, stored.get(), "another process stored a newer certificate");
                     }
                 }
-                CertifiedKey fresh = m.issuer.issue(m.name);
-                store.save(m.issuer.id(), m.name, fresh);
+                CertifiedKey fresh = issueWithDeadline(m);
+                try {
+                    store.save(m.issuer.id(), m.name, fresh);
+                } catch (IOException | RuntimeException e) {
+                    // serve it anyway: ordering again would only spend the CA's rate limits
+                    LOG.log(Level.WARNING, "{0}: could not store the new certificate in {1}: {2}; it is served from "
+                            + "memory and ordered again after a restart", m.name, store.dataDir(), e.toString());
+                }
                 return adopt(m, fresh, "new certificate from " + m.issuer.id());
             }
         } catch (IssueException e) {
-            failed(m, e);
+            failed(m, e, Instant.now());
             throw e;
         } catch (IOException | RuntimeException e) {
             IssueException wrapped = new IssueException("could not use the data directory " + store.dataDir()
                     + ": " + e, e);
-            failed(m, wrapped);
+            failed(m, wrapped, Instant.now());
             throw wrapped;
+        } finally {
+            m.ordering.unlock();
+        }
+    }
+
+    /** The issuer's answer, or a failure after {@link #ISSUE_DEADLINE}: a CA that stalls must not hang a name. */
+    private CertifiedKey issueWithDeadline(ManagedName m) throws IssueException {
+        Future<CertifiedKey> issuing = work.submit(() -> m.issuer.issue(m.name));
+        try {
+            return issuing.get(ISSUE_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof IssueException issue) {
+                throw issue;
+            }
+            throw new IssueException(String.valueOf(e.getCause()), e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            issuing.cancel(true);
+            throw new IssueException(m.issuer.id() + " did not finish within " + human(ISSUE_DEADLINE), e);
+        } catch (InterruptedException e) {
+            issuing.cancel(true);
+            Thread.currentThread().interrupt();
+            throw new IssueException("interrupted", e);
         }
     }
 
     private CertifiedKey adopt(ManagedName m, CertifiedKey cert, String why) {
+        Instant now = Instant.now();
+        Instant due = cert.renewalDue();
+        Duration wait;
         synchronized (this) {
             m.failures = 0;
             m.current = cert;
+            m.currentSince = now;
+            if (now.isBefore(due)) {
+                m.dueOnArrival = 0;
+                wait = null;
+            } else {
+                m.dueOnArrival++;
+                wait = retry.after(m.dueOnArrival);
+            }
         }
         LOG.log(Level.INFO, "{0}: {1} in service (sha256 {2}, valid until {3})", m.name, why, shortHash(cert),
                 cert.notAfter());
-        scheduleCheck(m, cert.renewalDue());
+        if (wait == null) {
+            scheduleCheck(m, due);
+        } else {
+            // Renewing at once would order in a loop until the CA's rate limit stops it.
+            LOG.log(Level.ERROR, "{0}: the new certificate (valid {1} to {2}) is already due for renewal; is this "
+                    + "machine''s clock right? Next look in {3}", m.name, cert.notBefore(), cert.notAfter(),
+                    human(wait));
+            schedule(m, wait, () -> check(m));
+        }
         return cert;
     }
 
-    private void failed(ManagedName m, IssueException e) {
+    private void failed(ManagedName m, IssueException e, Instant decided) {
         Duration wait;
         synchronized (this) {
             m.failures++;
@@ -307,41 +394,18 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         LOG.log(Level.WARNING, "{0}: could not get a certificate (attempt {1}): {2}; trying again in {3}{4}", m.name,
                 m.failures, e.getMessage(), human(wait), cert == null ? ""
                         : "; the current certificate is served meanwhile (valid until " + cert.notAfter() + ")");
-        synchronized (this) {
-            if (!m.retired) {
-                m.next = timer.schedule(() -> work.submit(() -> obtainOrRetry(m)), wait.toMillis(),
-                        TimeUnit.MILLISECONDS);
-            }
-        }
+        schedule(m, wait, () -> obtainOrRetry(m, decided));
     }
 
-    /** Loads {@code tls: {cert, key}} files when they changed; a bad pair is reported and the old one kept. */
-    private void reloadFiles(ManagedName m) {
-        Path certFile = m.policy.cert();
-        Path keyFile = m.policy.key();
-        try {
-            long certModified = Files.getLastModifiedTime(certFile).toMillis();
-            long keyModified = Files.getLastModifiedTime(keyFile).toMillis();
-            if (certModified == m.certModified && keyModified == m.keyModified) {
-                return;
-            }
-            CertifiedKey cert = Pem.readCertifiedKey(certFile, keyFile);
-            m.certModified = certModified;
-            m.keyModified = keyModified;
-            m.current = cert;
-            LOG.log(Level.INFO, "{0}: certificate loaded from {1} (sha256 {2}, valid until {3})", m.name, certFile,
-                    shortHash(cert), cert.notAfter());
-        } catch (IOException | RuntimeException e) {
-            LOG.log(Level.WARNING, "{0}: cannot use the certificate files {1} and {2}: {3}{4}", m.name, certFile,
-                    keyFile, e.getMessage(), m.current == null ? "; TLS handshakes for this name fail"
-                            : "; the previously loaded certificate is still served");
+    /** A scheduled task that logs whatever escapes it (an executor would swallow it silently). */
+    private static Runnable safely(ManagedName m, Runnable task) {
+        return () -> {
             try {
-                m.certModified = Files.getLastModifiedTime(certFile).toMillis();
-                m.keyModified = Files.getLastModifiedTime(keyFile).toMillis();
-            } catch (IOException ignored) {
-                // the next poll tries again
+                task.run();
+            } catch (Throwable t) {
+                LOG.log(Level.ERROR, m.name + ": certificate task failed", t);
             }
-        }
+        };
     }
 
     private static boolean isNewer(CertifiedKey candidate, CertifiedKey current) {

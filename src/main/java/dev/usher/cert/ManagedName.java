@@ -2,22 +2,31 @@ package dev.usher.cert;
 
 import dev.usher.config.TlsPolicy;
 
+import java.time.Instant;
 import java.util.concurrent.Future;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The certificate state of one site name: its policy, the certificate served now and what is scheduled next.
- * {@code current} is read by event loops (volatile); the rest is touched only under the manager's lock.
+ * {@code current} is read by event loops (volatile); {@code next}, {@code failures} and {@code retired} are touched
+ * under the manager's lock; {@code ordering} makes one order at a time per name within this process.
  */
 final class ManagedName {
     final String name;
     final TlsPolicy policy;
     /** Null for {@code FILES}, whose certificate the user renews. */
     final Issuer issuer;
+    final ReentrantLock ordering = new ReentrantLock();
     volatile CertifiedKey current;
+    /** When {@code current} was put in service: an attempt decided before then has nothing left to do. */
+    volatile Instant currentSince = Instant.EPOCH;
     /** For {@code FILES}: the files' last-modified times when last read. */
     long certModified;
     long keyModified;
+    /** Failed orders in a row (reset by a success). */
     int failures;
+    /** Certificates in a row that were due for renewal the moment they arrived (a clock or CA problem). */
+    int dueOnArrival;
     Future<?> next;
     boolean retired;
 
@@ -27,9 +36,8 @@ final class ManagedName {
         this.issuer = issuer;
     }
 
-    /** True when this entry serves the same policy from the same issuer, so a reload can keep it. */
+    /** True when this entry serves the same policy from the same issuer object, so a reload can keep it. */
     boolean sameAs(TlsPolicy otherPolicy, Issuer otherIssuer) {
-        return policy.equals(otherPolicy) && (issuer == null ? otherIssuer == null
-                : otherIssuer != null && issuer.id().equals(otherIssuer.id()));
+        return policy.equals(otherPolicy) && issuer == otherIssuer;
     }
 }

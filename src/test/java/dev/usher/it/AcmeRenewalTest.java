@@ -80,8 +80,12 @@ class AcmeRenewalTest {
                 .certificateValidity(LIFETIME).start();
              Usher usher = start(config(http, https, work.resolve("renew"), pebble.directory(), pebble.trustPem(),
                      "short.example.com"))) {
-            CertifiedKey first = await(usher, "short.example.com", null, Duration.ofSeconds(30));
-            assertThat(first.lifetime()).isLessThanOrEqualTo(LIFETIME);
+            CertifiedKey issued = await(usher, "short.example.com", null, Duration.ofSeconds(30));
+            assertThat(issued.lifetime()).isLessThanOrEqualTo(LIFETIME);
+            // A forced renewal first (usher renew): it must replace the schedule, not start a second one beside it.
+            CertifiedKey first = usher.certificates().renew("short.example.com").get();
+            assertThat(first.sha256()).isNotEqualTo(issued.sha256());
+            assertThat(pebble.orderCount()).isEqualTo(2);
 
             // A download paced by the client: 4 MiB at 256 KiB/s takes ~16 s, longer than the wait for renewal.
             CompletableFuture<Command> download = CompletableFuture.supplyAsync(() -> Command.run(90, List.of(
@@ -96,6 +100,8 @@ class AcmeRenewalTest {
                     .isGreaterThanOrEqualTo(first.renewalDue().toEpochMilli() - 1000);
             assertThat(TlsProbe.leafSha256(https, "short.example.com")).isEqualTo(renewed.sha256());
             assertThat(download).as("the download over the old certificate is still running").isNotDone();
+            Thread.sleep(2000);
+            assertThat(pebble.orderCount()).as("one renewal, not one per schedule").isEqualTo(3);
             Command result = download.get();
             assertThat(result.exitCode()).as(result.output()).isZero();
             assertThat(result.output()).isEqualTo("200 4194304");
