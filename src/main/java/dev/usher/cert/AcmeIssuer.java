@@ -242,6 +242,8 @@ public final class AcmeIssuer implements Issuer {
         if (old != null && session.resourceUrlOptional(Resource.RENEWAL_INFO).isPresent()) {
             try {
                 return login.newOrder().identifier(identifier(name)).replaces(old).create();
+            } catch (org.shredzone.acme4j.exception.AcmeRateLimitedException e) {
+                throw e; // asking again at once would only meet the same limit
             } catch (AcmeServerException e) {
                 LOG.log(Level.INFO, "{0}: the CA refused the order as a replacement ({1}); ordering anew", name,
                         AcmeFailures.describe(e.getProblem()));
