@@ -20,6 +20,8 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
 import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.HttpConversionUtil;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
@@ -225,8 +227,10 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
      */
     private void resetAfterAnswer(Future<? super Void> written) {
         Channel stream = ctx.channel();
-        if (written.isSuccess() && stream.isActive()) {
-            ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR)).addListener(ChannelFutureListener.CLOSE);
+        boolean open = stream instanceof Http2StreamChannel h2 && h2.stream().state() != Http2Stream.State.CLOSED;
+        if (written.isSuccess() && stream.isActive() && open) {
+            ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR))
+                    .addListener(ChannelFutureListener.CLOSE);
         } else {
             ctx.close();
         }
