@@ -67,6 +67,11 @@ final class Http2Pipeline {
     /** Adds the HTTP/2 handlers after the {@code SslHandler} of a connection that negotiated "h2". */
     static void install(ChannelPipeline pipeline, RouteTableHolder routes, CompressBudget compression) {
         UsherConfig config = routes.get().config();
+        // limits.header_size as SETTINGS_MAX_HEADER_LIST_SIZE (RFC 9113 §6.5.2, counted as RFC 7541 sizes: name,
+        // value and 32 per field). Netty enforces it in the decoder from the first frame: a block that decodes
+        // larger gets a 431 on its stream, then RST_STREAM(PROTOCOL_ERROR), with nothing passed on; a block whose
+        // encoded size is over 1.25 times the limit is not even buffered and ends the connection (GOAWAY
+        // PROTOCOL_ERROR), since its HPACK state can no longer be kept. Http2RequestLimitsTest shows both.
         Http2Settings settings = Http2Settings.defaultSettings()
                 .maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
                 .maxHeaderListSize(config.limits().headerSize())

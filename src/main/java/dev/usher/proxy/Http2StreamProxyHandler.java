@@ -1,5 +1,6 @@
 package dev.usher.proxy;
 
+import dev.usher.config.SiteTraffic;
 import dev.usher.route.RouteTableHolder;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -16,8 +17,14 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.HttpConversionUtil;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
 
 import java.time.Duration;
 import java.util.List;
@@ -33,8 +40,12 @@ import java.util.List;
  * the child channel is writable, which follows the stream's send window: when it is not, the backend is not read.
  *
  * <p>Ending a stream early ({@link #abortConnection()}, a client reset) closes only this child channel, which sends
- * RST_STREAM; the connection and its other streams go on. The backend connection of an abandoned exchange is
- * closed, never pooled, since it may hold half an exchange.
+ * RST_STREAM(CANCEL); the connection and its other streams go on. The backend connection of an abandoned exchange is
+ * closed, never pooled, since it may hold half an exchange. A complete local answer given before the request body
+ * is in is followed by RST_STREAM(NO_ERROR) instead: the client stops sending and keeps the answer (RFC 9113 §8.1).
+ *
+ * <p>A request body that stops arriving for the site's read timeout ends the stream ({@link StreamBodyTimeout}):
+ * with a 408 while no response has begun, otherwise with a reset.
  *
  * <p>Threading: a child channel runs on its parent connection's event loop, so the exchange, its backend connection
  * (leased from that loop's pool) and this handler share one thread.
@@ -44,6 +55,7 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
     private ChannelHandlerContext ctx;
     private RequestDispatch dispatch;
     private ProxyExchange exchange;
+    private StreamBodyTimeout bodyTimeout;
     /** The request head arrived; anything after it belongs to the exchange, or is dropped. */
     private boolean started;
 
@@ -58,6 +70,7 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
         ctx.channel().config().setAutoRead(false);
         Channel connection = ctx.channel().parent() != null ? ctx.channel().parent() : ctx.channel();
         dispatch = new RequestDispatch(routes, "https", this, ctx, connection.remoteAddress());
+        bodyTimeout = new StreamBodyTimeout(ctx, this::bodyTimedOut);
     }
 
     @Override
@@ -87,6 +100,11 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
     }
 
     private void forward(Object msg) {
+        if (msg instanceof LastHttpContent) {
+            bodyTimeout.stop();
+        } else if (msg instanceof HttpContent) {
+            bodyTimeout.bodyRead();
+        }
         if (exchange != null && msg instanceof HttpContent content) {
             exchange.clientContent(content);
         } else {
@@ -95,6 +113,11 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
     }
 
     private void startRequest(HttpRequest request, boolean hasBody) {
+        if (hasBody) {
+            // Until an exchange sets the site's own timeout: the default one, so that a stream answered locally
+            // whose answer cannot be written (the client gives it no window) does not stay open for good either.
+            bodyTimeout.start(SiteTraffic.DEFAULTS.readTimeout().toNanos(), () -> true);
+        }
         HttpHeaders headers = request.headers();
         // Netty's conversion adds x-http2-stream-id and friends; they describe this hop and must not reach backends
         // (nor may a client smuggle them in).
@@ -151,8 +174,22 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
         ctx.fireChannelWritabilityChanged();
     }
 
+    /**
+     * The request body stopped arriving. The exchange answers 408 if it can, else resets the stream, and closes its
+     * backend connection (which holds half a request). Without an exchange (a local answer still not written),
+     * the stream is reset.
+     */
+    private void bodyTimedOut() {
+        if (exchange != null) {
+            exchange.clientStalled();
+        } else {
+            ctx.close();
+        }
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        bodyTimeout.stop();
         // The stream ended: normally after the response, or early by a client RST_STREAM, a GOAWAY or the
         // connection closing. An exchange still running is abandoned and its backend connection closed.
         if (exchange != null) {
@@ -178,15 +215,33 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
     public void respond(FullHttpResponse response, boolean close) {
         ChannelFuture written = ctx.writeAndFlush(response);
         if (close) {
-            // The request body is not wanted: after the answer the stream is reset, which tells the client to
-            // stop sending it (RFC 9113 §8.1).
-            written.addListener(ChannelFutureListener.CLOSE);
+            bodyTimeout.answering();
+            written.addListener(this::resetAfterAnswer);
+        }
+    }
+
+    /**
+     * The request body is not wanted: once the complete answer is out, RST_STREAM(NO_ERROR) tells the client to
+     * stop sending it without discarding the answer (RFC 9113 §8.1). When the client had already ended its side,
+     * the stream closed with the answer and no reset is due. A failed write just closes (CANCEL, if anything).
+     */
+    private void resetAfterAnswer(Future<? super Void> written) {
+        Channel stream = ctx.channel();
+        boolean open = stream instanceof Http2StreamChannel h2 && h2.stream().state() != Http2Stream.State.CLOSED;
+        if (written.isSuccess() && stream.isActive() && open) {
+            ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR))
+                    .addListener(ChannelFutureListener.CLOSE);
+        } else {
+            ctx.close();
         }
     }
 
     @Override
     public void exchangeStarted(ProxyExchange started) {
         exchange = started;
+        if (started.hasBody()) {
+            bodyTimeout.start(started.readTimeoutNanos(), started::waitingOnClient);
+        }
     }
 
     @Override
@@ -199,6 +254,7 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
     @Override
     public void abortConnection() {
         exchange = null;
+        bodyTimeout.stop();
         ctx.close();
     }
 

@@ -588,6 +588,17 @@ final class ProxyExchange implements UpstreamListener {
         handler.exchangeDone(this, close);
     }
 
+    /**
+     * The request body stopped arriving for the read timeout (HTTP/2; HTTP/1.1 closes the connection instead): a 408
+     * while no response has begun, a cut client side otherwise. Either way the backend connection, which holds half
+     * a request, is closed.
+     */
+    void clientStalled() {
+        LOG.log(Level.DEBUG, "{0}: request body stalled for {1}", route.site().name(),
+                route.site().traffic().readTimeout());
+        fail(HttpResponseStatus.REQUEST_TIMEOUT);
+    }
+
     /** The client went away: whatever the backend connection is in the middle of, it cannot be reused. */
     void clientClosed() {
         if (finished) {
