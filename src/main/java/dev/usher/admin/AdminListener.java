@@ -30,12 +30,6 @@ public final class AdminListener implements AutoCloseable {
         this.listener = listener;
     }
 
-    /** Binds {@code address}; {@code certificates} is null when Usher serves no HTTPS. */
-    public static AdminListener bind(ListenAddress address, Transport transport, EventLoopGroup loops,
-                                     CertManager certificates) throws ListenException {
-        return bind(address, transport, loops, () -> certificates, () -> null);
-    }
-
     /**
      * Binds {@code address}. Both suppliers are asked per request, since a reload may change what they give.
      *
