@@ -4,6 +4,9 @@ import dev.usher.config.ConfigError;
 import dev.usher.config.ConfigException;
 import dev.usher.config.ConfigLoader;
 import dev.usher.config.UsherConfig;
+import dev.usher.reload.ConfigWatcher;
+import dev.usher.reload.HangupSignal;
+import dev.usher.reload.Reloader;
 import dev.usher.rules.PasswordHashCommand;
 import dev.usher.server.ListenException;
 import dev.usher.server.Transport;
@@ -59,6 +62,7 @@ public final class Main {
             }
             case "hash-password" -> PasswordHashCommand.run(rest, in, out, err);
             case "renew" -> new CertificateCommands(out, err).renew(rest);
+            case "reload" -> new ReloadCommand(out, err).run(rest);
             case "trust" -> new CertificateCommands(out, err).trust(rest);
             case "train" -> train(); // used by the launcher to record an AOT cache; not in --help
             case "version", "--version", "-v" -> {
@@ -114,9 +118,13 @@ public final class Main {
         if (demoBackend != null) {
             printDemoHelp(usher.httpAddress().getPort());
         }
+        ConfigWatcher watcher = file == null ? null : watchForReloads(usher, file);
         CountDownLatch stopped = new CountDownLatch(1);
         Whoami backend = demoBackend;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (watcher != null) {
+                watcher.close();
+            }
             usher.close();
             closeQuietly(backend);
             stopped.countDown();
@@ -127,6 +135,19 @@ public final class Main {
             Thread.currentThread().interrupt();
         }
         return 0;
+    }
+
+    /** Reloads on a change of {@code file}, on SIGHUP and on {@code usher reload}; returns the file watcher. */
+    private ConfigWatcher watchForReloads(Usher usher, Path file) {
+        Reloader reloader = usher.reloadFrom(file);
+        HangupSignal.install(() -> reloader.reload("SIGHUP"));
+        try {
+            return ConfigWatcher.start(file, () -> reloader.reload("file change"));
+        } catch (IOException e) {
+            err.println("usher: not watching " + file + " for changes (" + describe(e) + "); after an edit, run "
+                    + "usher reload or send SIGHUP");
+            return null;
+        }
     }
 
     private int train() {
@@ -217,6 +238,8 @@ public final class Main {
                 Usage:
                   usher run [--config FILE] [--debug]   serve (FILE defaults to ./usher.yaml; without one, a demo)
                   usher check [--config FILE]           validate a config file; exit 1 and list every error if bad
+                  usher reload [--config FILE]          make the running Usher apply FILE now (it also does when
+                                                        FILE is saved, and on SIGHUP); exit 1 with the errors
                   usher whoami [--listen ADDR] [--name NAME]
                                                         a tiny backend that answers with the request it saw
                   usher hash-password [--password-stdin]

@@ -5,10 +5,14 @@ import dev.usher.cert.CertManager;
 import dev.usher.cert.CertStore;
 import dev.usher.cert.ChallengeAnswers;
 import dev.usher.cert.Retry;
+import dev.usher.config.ListenAddress;
 import dev.usher.config.UsherConfig;
 import dev.usher.protocol.CompressBudget;
 import dev.usher.protocol.HttpsInitializer;
 import dev.usher.protocol.HttpsProtocols;
+import dev.usher.reload.ReloadCounts;
+import dev.usher.reload.ReloadResult;
+import dev.usher.reload.Reloader;
 import dev.usher.tls.TlsContexts;
 import dev.usher.tls.TlsInitializer;
 import io.netty.channel.ChannelHandler;
@@ -31,32 +35,50 @@ import io.netty.channel.EventLoopGroup;
 
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A running Usher: event loops, backend pools, the route table and the listeners, wired from one config. Start with
  * {@link #start}; {@link #close} stops it. A start that fails half-way releases what it had already taken.
+ * {@link #reload} puts another config in service without closing a connection.
+ *
+ * <p>Threads: the fields a reload replaces (listeners, certificates, the HTTPS route holder) are volatile and are
+ * written only under this object's lock, by {@link #reload} (see {@link Reconfiguration}).
  */
 public final class Usher implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Usher.class.getName());
     /** How often {@code tls: {cert, key}} files are looked at for a replacement. */
     private static final Duration FILE_POLL = Duration.ofSeconds(10);
 
-    private final EventLoopGroup loops;
-    private final UpstreamPools pools;
-    private final RuleServices services;
-    private final RouteTableHolder routes;
-    private final RouteTableHolder secureRoutes;
-    private final CertManager certificates;
-    private final HttpListener http;
-    private final HttpListener https;
-    private final AdminListener admin;
+    final EventLoopGroup loops;
+    final UpstreamPools pools;
+    final RuleServices services;
+    final RouteTableHolder routes;
+    /** Null while Usher serves no HTTPS; a reload may create it. */
+    volatile RouteTableHolder secureRoutes;
+    volatile CertManager certificates;
+    volatile HttpListener http;
+    volatile HttpListener https;
+    volatile AdminListener admin;
     /** Open HTTPS connections: at shutdown each is closed through its pipeline, so HTTP/2 ones send GOAWAY. */
-    private final ChannelGroup secureConnections;
+    final ChannelGroup secureConnections;
+    /** What a reload needs to bind listeners and start certificates the way {@link #start} did. */
+    final Transport transport;
+    final ChallengeAnswers answers;
+    final ConnectionLimiter limiter;
+    final CompressBudget compression;
+    final Retry retry;
+    final Duration filePoll;
+    private final ReloadCounts reloads = new ReloadCounts();
+    private volatile Reloader reloader;
+    /** Guarded by this: no reload starts after close. */
+    private boolean closed;
 
     private Usher(EventLoopGroup loops, UpstreamPools pools, RuleServices services, RouteTableHolder routes,
                   RouteTableHolder secureRoutes, CertManager certificates, HttpListener http, HttpListener https,
-                  AdminListener admin, ChannelGroup secureConnections) {
+                  ChannelGroup secureConnections, Transport transport, ChallengeAnswers answers,
+                  ConnectionLimiter limiter, CompressBudget compression, Retry retry, Duration filePoll) {
         this.loops = loops;
         this.pools = pools;
         this.services = services;
@@ -65,8 +87,13 @@ public final class Usher implements AutoCloseable {
         this.certificates = certificates;
         this.http = http;
         this.https = https;
-        this.admin = admin;
         this.secureConnections = secureConnections;
+        this.transport = transport;
+        this.answers = answers;
+        this.limiter = limiter;
+        this.compression = compression;
+        this.retry = retry;
+        this.filePoll = filePoll;
     }
 
     /** Starts serving {@code config} with as many event loops as this process has CPUs. */
@@ -121,8 +148,6 @@ public final class Usher implements AutoCloseable {
             RouteTableHolder routes = new RouteTableHolder(plainTable);
             http = HttpListener.bind(config.listen().http(), transport, loops,
                     new Http1Initializer(routes, limiter, compression));
-            AdminListener admin = config.admin() == null ? null
-                    : AdminListener.bind(config.admin(), transport, loops, certificates);
             if (!transport.name().equals("epoll")) {
                 LOG.log(Level.INFO, "epoll is not available ({0}); using Java NIO",
                         String.valueOf(Transport.epollUnavailabilityCause()));
@@ -133,11 +158,13 @@ public final class Usher implements AutoCloseable {
                     hostPort(http.address()), https == null ? "" : " and https://" + hostPort(https.address()),
                     threads, transport.name(), Runtime.getRuntime().availableProcessors(),
                     machine > 0 ? ", on the machine: " + machine : "", config.sites().size(), config.source());
-            if (admin != null) {
-                LOG.log(Level.INFO, "admin endpoint on http://{0}", hostPort(admin.address()));
+            Usher usher = new Usher(loops, pools, services, routes, secureRoutes, certificates, http, https,
+                    secureConnections, transport, answers, limiter, compression, retry, filePoll);
+            if (config.admin() != null) {
+                usher.admin = usher.bindAdmin(config.admin()); // on failure, the catch below releases everything
+                LOG.log(Level.INFO, "admin endpoint on http://{0}", hostPort(usher.admin.address()));
             }
-            return new Usher(loops, pools, services, routes, secureRoutes, certificates, http, https, admin,
-                    secureConnections);
+            return usher;
         } catch (ListenException | RuntimeException e) {
             if (http != null) {
                 http.close();
@@ -161,11 +188,47 @@ public final class Usher implements AutoCloseable {
         }
     }
 
-    private static Supplier<ChannelHandler> protocolsFor(RouteTableHolder routes, CompressBudget compression) {
+    static Supplier<ChannelHandler> protocolsFor(RouteTableHolder routes, CompressBudget compression) {
         return () -> new HttpsProtocols(routes, compression);
     }
 
-    private static String hostPort(InetSocketAddress address) {
+    /** Binds the admin endpoint; it asks this Usher for the current certificates and reloader on each request. */
+    AdminListener bindAdmin(ListenAddress address) throws ListenException {
+        return AdminListener.bind(address, transport, loops, () -> certificates, () -> reloader);
+    }
+
+    /**
+     * Puts {@code next} in service: backend pools and rule state are shared, so connections to backends that stay
+     * are kept; certificates for new HTTPS sites are in place (local ones) or ordered (ACME) before the sites are
+     * routed; both route tables are swapped; listeners whose address changed are bound anew before the old ones
+     * are closed (their open connections stay). If anything cannot be done (a listener cannot be bound), the old
+     * config keeps serving entirely and the result says why. Open connections and requests in flight are never cut;
+     * changed limits and timeouts apply to connections accepted from now on. Reloads run one at a time.
+     */
+    public synchronized ReloadResult reload(UsherConfig next) {
+        if (closed) {
+            return ReloadResult.failed(java.util.List.of(new dev.usher.config.ConfigError(next.source(), 0, 0, "",
+                    "Usher is stopping")), Duration.ZERO);
+        }
+        return new Reconfiguration(this, next).run();
+    }
+
+    /**
+     * Makes {@code file} the config that {@code POST /reload} on the admin endpoint reads, and returns the
+     * {@link Reloader} for the other triggers (the file watcher, SIGHUP) to share.
+     */
+    public Reloader reloadFrom(Path file) {
+        Reloader made = new Reloader(file, this::reload, reloads);
+        reloader = made;
+        return made;
+    }
+
+    /** How many reloads succeeded and failed, and when the last ones happened. */
+    public ReloadCounts reloads() {
+        return reloads;
+    }
+
+    static String hostPort(InetSocketAddress address) {
         String host = address.getAddress().isAnyLocalAddress() ? "*" : address.getAddress().getHostAddress();
         return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + address.getPort();
     }
@@ -185,6 +248,11 @@ public final class Usher implements AutoCloseable {
         return admin == null ? null : admin.address();
     }
 
+    /** The HTTPS listener's route table holder, or null when Usher serves no HTTPS. */
+    public RouteTableHolder secureRoutes() {
+        return secureRoutes;
+    }
+
     /** The current route table holder of the plain-HTTP listener. */
     public RouteTableHolder routes() {
         return routes;
@@ -198,6 +266,9 @@ public final class Usher implements AutoCloseable {
     /** Stops accepting, closes backend pools and ends the event loops (open connections are cut). */
     @Override
     public void close() {
+        synchronized (this) {
+            closed = true; // waits for a reload in progress; none starts after
+        }
         if (admin != null) {
             admin.close();
         }

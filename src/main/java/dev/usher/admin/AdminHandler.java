@@ -2,6 +2,8 @@ package dev.usher.admin;
 
 import dev.usher.cert.CertManager;
 import dev.usher.cert.CertifiedKey;
+import dev.usher.reload.ReloadResult;
+import dev.usher.reload.Reloader;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -19,21 +21,25 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
 
 /**
  * The admin API's requests: {@code GET /health}, {@code GET /certificates}, {@code POST
- * /certificates/NAME/renew}. Answers are JSON. Requests whose Host is not a loopback name are refused (a web page
+ * /certificates/NAME/renew}, {@code POST /reload} (200 with what changed, or 422 with the config's errors).
+ * Answers are JSON. Requests whose Host is not a loopback name are refused (a web page
  * cannot reach this endpoint through DNS rebinding), and so are browser requests from another origin (CSRF).
  */
 final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private static final String CERTIFICATES = "/certificates";
     private static final String RENEW = "/renew";
 
-    private final CertManager certificates;
+    private final Supplier<CertManager> certificateSource;
+    private final Supplier<Reloader> reloader;
 
-    /** {@code certificates}: null when Usher serves no HTTPS. */
-    AdminHandler(CertManager certificates) {
-        this.certificates = certificates;
+    /** Both suppliers may give null: no HTTPS served; not started from a config file. */
+    AdminHandler(Supplier<CertManager> certificates, Supplier<Reloader> reloader) {
+        this.certificateSource = certificates;
+        this.reloader = reloader;
     }
 
     @Override
@@ -48,6 +54,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                     + "localhost"), keepAlive);
             return;
         }
+        CertManager certificates = certificateSource.get(); // a reload may start HTTPS
         String path = request.uri();
         int query = path.indexOf('?');
         path = query < 0 ? path : path.substring(0, query);
@@ -60,7 +67,9 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 && path.length() > CERTIFICATES.length() + 1 + RENEW.length()) {
             String name = URLDecoder.decode(path.substring(CERTIFICATES.length() + 1, path.length() - RENEW.length()),
                     StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
-            renew(ctx, request, name, keepAlive);
+            renew(ctx, request, name, keepAlive, certificates);
+        } else if (path.equals("/reload")) {
+            reload(ctx, request, keepAlive);
         } else {
             send(ctx, HttpResponseStatus.NOT_FOUND, Json.error("no such admin resource: " + path), keepAlive);
         }
@@ -75,7 +84,8 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         }
     }
 
-    private void renew(ChannelHandlerContext ctx, FullHttpRequest request, String name, boolean keepAlive) {
+    private static void renew(ChannelHandlerContext ctx, FullHttpRequest request, String name, boolean keepAlive,
+                              CertManager certificates) {
         if (!request.method().equals(HttpMethod.POST)) {
             send(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, Json.error("use POST"), keepAlive);
             return;
@@ -97,6 +107,29 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                     ? HttpResponseStatus.NOT_FOUND : HttpResponseStatus.BAD_GATEWAY;
             send(ctx, status, Json.error(String.valueOf(cause.getMessage())), keepAlive);
         }));
+    }
+
+    private void reload(ChannelHandlerContext ctx, FullHttpRequest request, boolean keepAlive) {
+        if (!request.method().equals(HttpMethod.POST)) {
+            send(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, Json.error("use POST"), keepAlive);
+            return;
+        }
+        Reloader reloads = reloader.get();
+        if (reloads == null) {
+            send(ctx, HttpResponseStatus.CONFLICT, Json.error("this Usher was not started from a config file, so "
+                    + "there is nothing to reload"), keepAlive);
+            return;
+        }
+        // A reload binds listeners and waits for that: never on an event loop.
+        ctx.channel().config().setAutoRead(false);
+        Thread.ofVirtual().name("reload-admin").start(() -> {
+            ReloadResult result = reloads.reload("admin API");
+            ctx.executor().execute(() -> {
+                ctx.channel().config().setAutoRead(true);
+                send(ctx, result.ok() ? HttpResponseStatus.OK : HttpResponseStatus.UNPROCESSABLE_ENTITY,
+                        result.ok() ? Json.reloaded(result) : Json.configErrors(result.errors()), keepAlive);
+            });
+        });
     }
 
     private static void send(ChannelHandlerContext ctx, HttpResponseStatus status, String json, boolean keepAlive) {

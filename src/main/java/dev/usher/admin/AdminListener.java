@@ -2,6 +2,7 @@ package dev.usher.admin;
 
 import dev.usher.cert.CertManager;
 import dev.usher.config.ListenAddress;
+import dev.usher.reload.Reloader;
 import dev.usher.server.HttpListener;
 import dev.usher.server.ListenException;
 import dev.usher.server.Transport;
@@ -13,10 +14,11 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.ReadTimeoutHandler;
 
 import java.net.InetSocketAddress;
+import java.util.function.Supplier;
 
 /**
  * The admin endpoint ({@code admin:}, {@code 127.0.0.1:2019} by default): a small HTTP/1.1 API on a loopback
- * address for {@code usher renew} and, later, reloads, metrics and the web UI.
+ * address for {@code usher renew}, {@code usher reload} and, later, metrics and the web UI.
  */
 public final class AdminListener implements AutoCloseable {
     /** Admin requests are small; anything bigger is refused by the aggregator with 413. */
@@ -28,9 +30,15 @@ public final class AdminListener implements AutoCloseable {
         this.listener = listener;
     }
 
-    /** Binds {@code address}; {@code certificates} is null when Usher serves no HTTPS. */
+    /**
+     * Binds {@code address}. Both suppliers are asked per request, since a reload may change what they give.
+     *
+     * @param certificates the certificate manager, or null when Usher serves no HTTPS
+     * @param reloader     what {@code POST /reload} runs, or null when Usher was not started from a file
+     */
     public static AdminListener bind(ListenAddress address, Transport transport, EventLoopGroup loops,
-                                     CertManager certificates) throws ListenException {
+                                     Supplier<CertManager> certificates, Supplier<Reloader> reloader)
+            throws ListenException {
         return new AdminListener(HttpListener.bind(address, transport, loops, new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
@@ -39,7 +47,7 @@ public final class AdminListener implements AutoCloseable {
                         .addLast(new ReadTimeoutHandler(60))
                         .addLast(new HttpServerCodec())
                         .addLast(new HttpObjectAggregator(MAX_REQUEST))
-                        .addLast(new AdminHandler(certificates));
+                        .addLast(new AdminHandler(certificates, reloader));
             }
         }));
     }

@@ -2,6 +2,9 @@ package dev.usher.admin;
 
 import dev.usher.cert.CertManager.CertificateStatus;
 import dev.usher.cert.CertifiedKey;
+import dev.usher.config.ConfigError;
+import dev.usher.reload.Changes;
+import dev.usher.reload.ReloadResult;
 
 import java.util.Comparator;
 import java.util.List;
@@ -18,6 +21,46 @@ final class Json {
     static String renewed(String name, CertifiedKey cert) {
         return "{\"name\":" + string(name) + ",\"sha256\":" + string(cert.sha256()) + ",\"not_after\":"
                 + string(cert.notAfter().toString()) + "}";
+    }
+
+    /** {@code {"status":"reloaded","took_ms":12,"sites_added":[…],…,"summary":"…"}}. */
+    static String reloaded(ReloadResult result) {
+        Changes c = result.changes();
+        return "{\"status\":\"reloaded\",\"took_ms\":" + result.took().toMillis()
+                + ",\"sites_added\":" + strings(c.sitesAdded())
+                + ",\"sites_removed\":" + strings(c.sitesRemoved())
+                + ",\"sites_changed\":" + strings(c.sitesChanged())
+                + ",\"settings_changed\":" + strings(c.settings())
+                + ",\"listeners\":" + strings(c.listeners())
+                + ",\"summary\":" + string(c.summary()) + "}";
+    }
+
+    /** {@code [{"file":…,"line":3,"column":5,"path":…,"message":…}, …]}; line and column 0 when not in the file. */
+    static String configErrors(List<ConfigError> errors) {
+        StringBuilder out = new StringBuilder("[");
+        for (ConfigError e : errors) {
+            if (out.length() > 1) {
+                out.append(',');
+            }
+            out.append("{\"file\":").append(string(e.file()))
+                    .append(",\"line\":").append(e.line())
+                    .append(",\"column\":").append(e.column())
+                    .append(",\"path\":").append(string(e.path()))
+                    .append(",\"message\":").append(string(e.message()))
+                    .append('}');
+        }
+        return out.append(']').toString();
+    }
+
+    private static String strings(List<String> values) {
+        StringBuilder out = new StringBuilder("[");
+        for (String v : values) {
+            if (out.length() > 1) {
+                out.append(',');
+            }
+            out.append(string(v));
+        }
+        return out.append(']').toString();
     }
 
     static String certificates(List<CertificateStatus> all) {

@@ -7,7 +7,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /** Caps the client connections open at once; one over the cap is closed as soon as it is accepted. */
 public final class ConnectionLimiter {
     private final AtomicInteger open = new AtomicInteger();
-    private final int max;
+    /** Volatile: a reload may change it; connections already open are never closed for it. */
+    private volatile int max;
 
     /** @param max the most connections open at once; share one limiter between listeners for one global cap */
     public ConnectionLimiter(int max) {
@@ -22,6 +23,11 @@ public final class ConnectionLimiter {
         }
         channel.closeFuture().addListener(f -> open.decrementAndGet());
         return true;
+    }
+
+    /** Changes the cap for connections accepted from now on ({@code limits.connections} after a reload). */
+    public void setMax(int max) {
+        this.max = max;
     }
 
 }
