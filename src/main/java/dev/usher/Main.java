@@ -4,6 +4,7 @@ import dev.usher.config.ConfigError;
 import dev.usher.config.ConfigException;
 import dev.usher.config.ConfigLoader;
 import dev.usher.config.UsherConfig;
+import dev.usher.observe.ReopenSignal;
 import dev.usher.rules.PasswordHashCommand;
 import dev.usher.server.ListenException;
 import dev.usher.server.Transport;
@@ -113,6 +114,9 @@ public final class Main {
         }
         if (demoBackend != null) {
             printDemoHelp(usher.httpAddress().getPort());
+        }
+        if (usher.accessLog() != null && usher.accessLog().file() != null) {
+            ReopenSignal.install(usher.accessLog()); // logrotate's postrotate: kill -USR1
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Whoami backend = demoBackend;

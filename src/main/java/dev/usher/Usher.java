@@ -6,6 +6,10 @@ import dev.usher.cert.CertStore;
 import dev.usher.cert.ChallengeAnswers;
 import dev.usher.cert.Retry;
 import dev.usher.config.UsherConfig;
+import dev.usher.observe.AccessLog;
+import dev.usher.observe.Metrics;
+import dev.usher.observe.OpenConnections;
+import dev.usher.observe.RequestObserver;
 import dev.usher.protocol.CompressBudget;
 import dev.usher.protocol.HttpsInitializer;
 import dev.usher.protocol.HttpsProtocols;
@@ -29,6 +33,8 @@ import dev.usher.server.Transport;
 import dev.usher.upstream.UpstreamPools;
 import io.netty.channel.EventLoopGroup;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
@@ -53,10 +59,14 @@ public final class Usher implements AutoCloseable {
     private final AdminListener admin;
     /** Open HTTPS connections: at shutdown each is closed through its pipeline, so HTTP/2 ones send GOAWAY. */
     private final ChannelGroup secureConnections;
+    /** Null when the admin endpoint (which serves them) is off. */
+    private final Metrics metrics;
+    /** Null when no request is to be logged. */
+    private final AccessLog accessLog;
 
     private Usher(EventLoopGroup loops, UpstreamPools pools, RuleServices services, RouteTableHolder routes,
                   RouteTableHolder secureRoutes, CertManager certificates, HttpListener http, HttpListener https,
-                  AdminListener admin, ChannelGroup secureConnections) {
+                  AdminListener admin, ChannelGroup secureConnections, Metrics metrics, AccessLog accessLog) {
         this.loops = loops;
         this.pools = pools;
         this.services = services;
@@ -67,6 +77,8 @@ public final class Usher implements AutoCloseable {
         this.https = https;
         this.admin = admin;
         this.secureConnections = secureConnections;
+        this.metrics = metrics;
+        this.accessLog = accessLog;
     }
 
     /** Starts serving {@code config} with as many event loops as this process has CPUs. */
@@ -97,7 +109,14 @@ public final class Usher implements AutoCloseable {
         HttpListener https = null;
         HttpListener http = null;
         ChannelGroup secureConnections = new DefaultChannelGroup("https", GlobalEventExecutor.INSTANCE);
+        AccessLog accessLog = null;
         try {
+            // Requests are observed only when something uses them: metrics need the admin endpoint, the access log
+            // a site (or the top level) that turns it on. Otherwise no recorder joins the pipelines.
+            Metrics metrics = config.admin() == null ? null : new Metrics();
+            accessLog = config.anyAccessLog() ? openAccessLog(config) : null;
+            RequestObserver observer = RequestObserver.both(metrics, accessLog);
+            OpenConnections httpConnections = new OpenConnections();
             ConnectionLimiter limiter = new ConnectionLimiter(config.limits().connections());
             CompressBudget compression = new CompressBudget();
             RouteTableHolder secureRoutes = null;
@@ -111,7 +130,7 @@ public final class Usher implements AutoCloseable {
                 https = HttpListener.bind(config.listen().https(), transport, loops,
                         new HttpsInitializer(limiter, new TlsInitializer(certificates, answers,
                                 new TlsContexts(TlsContexts.HTTP_PROTOCOLS),
-                                protocolsFor(secureRoutes, compression)), secureConnections));
+                                protocolsFor(secureRoutes, compression, observer)), secureConnections));
                 httpsPort = https.address().getPort();
             }
             plainTable = httpsOn
@@ -120,9 +139,13 @@ public final class Usher implements AutoCloseable {
             plainTable.startHealthChecks(loops, transport);
             RouteTableHolder routes = new RouteTableHolder(plainTable);
             http = HttpListener.bind(config.listen().http(), transport, loops,
-                    new Http1Initializer(routes, limiter, compression));
+                    new Http1Initializer(routes, limiter, compression, observer, httpConnections));
             AdminListener admin = config.admin() == null ? null
-                    : AdminListener.bind(config.admin(), transport, loops, certificates);
+                    : AdminListener.bind(config.admin(), transport, loops, certificates, metrics);
+            if (metrics != null) {
+                metrics.with(new ServerMetrics(httpConnections, https == null ? null : secureConnections, routes,
+                        secureRoutes, pools, certificates, accessLog));
+            }
             if (!transport.name().equals("epoll")) {
                 LOG.log(Level.INFO, "epoll is not available ({0}); using Java NIO",
                         String.valueOf(Transport.epollUnavailabilityCause()));
@@ -137,7 +160,7 @@ public final class Usher implements AutoCloseable {
                 LOG.log(Level.INFO, "admin endpoint on http://{0}", hostPort(admin.address()));
             }
             return new Usher(loops, pools, services, routes, secureRoutes, certificates, http, https, admin,
-                    secureConnections);
+                    secureConnections, metrics, accessLog);
         } catch (ListenException | RuntimeException e) {
             if (http != null) {
                 http.close();
@@ -157,12 +180,24 @@ public final class Usher implements AutoCloseable {
             services.close();
             pools.close();
             loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            if (accessLog != null) {
+                accessLog.close();
+            }
             throw e;
         }
     }
 
-    private static Supplier<ChannelHandler> protocolsFor(RouteTableHolder routes, CompressBudget compression) {
-        return () -> new HttpsProtocols(routes, compression);
+    private static AccessLog openAccessLog(UsherConfig config) {
+        try {
+            return new AccessLog(config.accessLog().file(), config.accessLog().on());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open the access log " + config.accessLog().file(), e);
+        }
+    }
+
+    private static Supplier<ChannelHandler> protocolsFor(RouteTableHolder routes, CompressBudget compression,
+                                                         RequestObserver observer) {
+        return () -> new HttpsProtocols(routes, compression, observer);
     }
 
     private static String hostPort(InetSocketAddress address) {
@@ -195,6 +230,19 @@ public final class Usher implements AutoCloseable {
         return certificates;
     }
 
+    /**
+     * The metrics served at the admin endpoint's {@code GET /metrics}, or null when the endpoint is off. The reload
+     * code reports each outcome with {@link Metrics#reloaded}.
+     */
+    public Metrics metrics() {
+        return metrics;
+    }
+
+    /** The access log, or null when no request is logged. {@link AccessLog#reopen} is for SIGUSR1. */
+    public AccessLog accessLog() {
+        return accessLog;
+    }
+
     /** Stops accepting, closes backend pools and ends the event loops (open connections are cut). */
     @Override
     public void close() {
@@ -219,5 +267,8 @@ public final class Usher implements AutoCloseable {
         services.close();
         pools.close();
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        if (accessLog != null) {
+            accessLog.close(); // after the loops: the last requests' lines are written too
+        }
     }
 }

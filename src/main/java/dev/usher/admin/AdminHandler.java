@@ -2,6 +2,8 @@ package dev.usher.admin;
 
 import dev.usher.cert.CertManager;
 import dev.usher.cert.CertifiedKey;
+import dev.usher.observe.Metrics;
+import dev.usher.observe.PrometheusText;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -22,7 +24,7 @@ import java.util.concurrent.CompletionException;
 
 /**
  * The admin API's requests: {@code GET /health}, {@code GET /certificates}, {@code POST
- * /certificates/NAME/renew}. Answers are JSON. Requests whose Host is not a loopback name are refused (a web page
+ * /certificates/NAME/renew}, {@code GET /metrics}. Answers are JSON, but metrics' (Prometheus text). Requests whose Host is not a loopback name are refused (a web page
  * cannot reach this endpoint through DNS rebinding), and so are browser requests from another origin (CSRF).
  */
 final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
@@ -30,10 +32,12 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private static final String RENEW = "/renew";
 
     private final CertManager certificates;
+    private final Metrics metrics;
 
-    /** {@code certificates}: null when Usher serves no HTTPS. */
-    AdminHandler(CertManager certificates) {
+    /** {@code certificates}: null when Usher serves no HTTPS; {@code metrics}: null for none (404). */
+    AdminHandler(CertManager certificates, Metrics metrics) {
         this.certificates = certificates;
+        this.metrics = metrics;
     }
 
     @Override
@@ -51,7 +55,14 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         String path = request.uri();
         int query = path.indexOf('?');
         path = query < 0 ? path : path.substring(0, query);
-        if (path.equals("/health")) {
+        if (path.equals("/metrics") && metrics != null) {
+            if (!request.method().equals(HttpMethod.GET)) {
+                send(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, Json.error("use GET"), keepAlive);
+            } else {
+                send(ctx, HttpResponseStatus.OK, PrometheusText.CONTENT_TYPE,
+                        metrics.scrape().getBytes(StandardCharsets.UTF_8), keepAlive);
+            }
+        } else if (path.equals("/health")) {
             requireMethod(ctx, request, HttpMethod.GET, "{\"status\":\"ok\"}");
         } else if (path.equals(CERTIFICATES)) {
             requireMethod(ctx, request, HttpMethod.GET, certificates == null ? "[]"
@@ -100,11 +111,15 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     }
 
     private static void send(ChannelHandlerContext ctx, HttpResponseStatus status, String json, boolean keepAlive) {
-        byte[] body = (json + "\n").getBytes(StandardCharsets.UTF_8);
+        send(ctx, status, "application/json", (json + "\n").getBytes(StandardCharsets.UTF_8), keepAlive);
+    }
+
+    private static void send(ChannelHandlerContext ctx, HttpResponseStatus status, String contentType, byte[] body,
+                             boolean keepAlive) {
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
                 Unpooled.wrappedBuffer(body));
         response.headers()
-                .set(HttpHeaderNames.CONTENT_TYPE, "application/json")
+                .set(HttpHeaderNames.CONTENT_TYPE, contentType)
                 .set(HttpHeaderNames.CONTENT_LENGTH, body.length)
                 .set(HttpHeaderNames.CACHE_CONTROL, "no-store");
         HttpUtil.setKeepAlive(response, keepAlive);

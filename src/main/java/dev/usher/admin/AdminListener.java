@@ -1,5 +1,6 @@
 package dev.usher.admin;
 
+import dev.usher.observe.Metrics;
 import dev.usher.cert.CertManager;
 import dev.usher.config.ListenAddress;
 import dev.usher.server.HttpListener;
@@ -28,9 +29,18 @@ public final class AdminListener implements AutoCloseable {
         this.listener = listener;
     }
 
-    /** Binds {@code address}; {@code certificates} is null when Usher serves no HTTPS. */
+    /** Binds {@code address}; {@code certificates} is null when Usher serves no HTTPS. No metrics. */
     public static AdminListener bind(ListenAddress address, Transport transport, EventLoopGroup loops,
                                      CertManager certificates) throws ListenException {
+        return bind(address, transport, loops, certificates, null);
+    }
+
+    /**
+     * Binds {@code address}; {@code certificates} is null when Usher serves no HTTPS, {@code metrics} null for no
+     * {@code GET /metrics}.
+     */
+    public static AdminListener bind(ListenAddress address, Transport transport, EventLoopGroup loops,
+                                     CertManager certificates, Metrics metrics) throws ListenException {
         return new AdminListener(HttpListener.bind(address, transport, loops, new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
@@ -39,7 +49,7 @@ public final class AdminListener implements AutoCloseable {
                         .addLast(new ReadTimeoutHandler(60))
                         .addLast(new HttpServerCodec())
                         .addLast(new HttpObjectAggregator(MAX_REQUEST))
-                        .addLast(new AdminHandler(certificates));
+                        .addLast(new AdminHandler(certificates, metrics));
             }
         }));
     }
