@@ -7,6 +7,7 @@ import dev.usher.config.UsherConfig;
 import dev.usher.reload.ConfigWatcher;
 import dev.usher.reload.HangupSignal;
 import dev.usher.reload.Reloader;
+import dev.usher.observe.ReopenSignal;
 import dev.usher.rules.PasswordHashCommand;
 import dev.usher.server.ListenException;
 import dev.usher.server.Transport;
@@ -119,6 +120,9 @@ public final class Main {
             printDemoHelp(usher.httpAddress().getPort());
         }
         ConfigWatcher watcher = file == null ? null : watchForReloads(usher, file);
+        if (usher.accessLog() != null && usher.accessLog().file() != null) {
+            ReopenSignal.install(usher.accessLog()); // logrotate's postrotate: kill -USR1
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Whoami backend = demoBackend;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -2,6 +2,12 @@ package dev.usher;
 
 import dev.usher.admin.AdminListener;
 import dev.usher.cert.CertManager;
+import dev.usher.observe.AccessLog;
+import dev.usher.observe.Metrics;
+import dev.usher.observe.OpenConnections;
+import dev.usher.observe.RequestObserver;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import dev.usher.cert.CertStore;
 import dev.usher.cert.ChallengeAnswers;
 import dev.usher.cert.Retry;
@@ -70,6 +76,14 @@ public final class Usher implements AutoCloseable {
     final CompressBudget compression;
     final Retry retry;
     final Duration filePoll;
+    /** Every request ends here: metrics and the access log (a no-op when neither is in use). */
+    final RequestObserver observer;
+    /** Open plain-HTTP client connections, for the metrics. */
+    final OpenConnections httpConnections;
+    /** Null when the admin endpoint (which serves them) is off. */
+    private final Metrics metrics;
+    /** Null when no request is to be logged. */
+    private final AccessLog accessLog;
     private final ReloadCounts reloads = new ReloadCounts();
     private volatile Reloader reloader;
     /** Guarded by this: no reload starts after close. */
@@ -78,7 +92,8 @@ public final class Usher implements AutoCloseable {
     private Usher(EventLoopGroup loops, UpstreamPools pools, RuleServices services, RouteTableHolder routes,
                   RouteTableHolder secureRoutes, CertManager certificates, HttpListener http, HttpListener https,
                   ChannelGroup secureConnections, Transport transport, ChallengeAnswers answers,
-                  ConnectionLimiter limiter, CompressBudget compression, Retry retry, Duration filePoll) {
+                  ConnectionLimiter limiter, CompressBudget compression, Retry retry, Duration filePoll,
+                  RequestObserver observer, OpenConnections httpConnections, Metrics metrics, AccessLog accessLog) {
         this.loops = loops;
         this.pools = pools;
         this.services = services;
@@ -94,6 +109,10 @@ public final class Usher implements AutoCloseable {
         this.compression = compression;
         this.retry = retry;
         this.filePoll = filePoll;
+        this.observer = observer;
+        this.httpConnections = httpConnections;
+        this.metrics = metrics;
+        this.accessLog = accessLog;
     }
 
     /** Starts serving {@code config} with as many event loops as this process has CPUs. */
@@ -124,7 +143,14 @@ public final class Usher implements AutoCloseable {
         HttpListener https = null;
         HttpListener http = null;
         ChannelGroup secureConnections = new DefaultChannelGroup("https", GlobalEventExecutor.INSTANCE);
+        AccessLog accessLog = null;
         try {
+            // Requests are observed only when something uses them: metrics need the admin endpoint, the access log
+            // a site (or the top level) that turns it on. Otherwise no recorder joins the pipelines.
+            Metrics metrics = config.admin() == null ? null : new Metrics();
+            accessLog = config.anyAccessLog() ? openAccessLog(config) : null;
+            RequestObserver observer = RequestObserver.both(metrics, accessLog);
+            OpenConnections httpConnections = new OpenConnections();
             ConnectionLimiter limiter = new ConnectionLimiter(config.limits().connections());
             CompressBudget compression = new CompressBudget();
             RouteTableHolder secureRoutes = null;
@@ -138,7 +164,7 @@ public final class Usher implements AutoCloseable {
                 https = HttpListener.bind(config.listen().https(), transport, loops,
                         new HttpsInitializer(limiter, new TlsInitializer(certificates, answers,
                                 new TlsContexts(TlsContexts.HTTP_PROTOCOLS),
-                                protocolsFor(secureRoutes, compression)), secureConnections));
+                                protocolsFor(secureRoutes, compression, observer)), secureConnections));
                 httpsPort = https.address().getPort();
             }
             plainTable = httpsOn
@@ -147,7 +173,7 @@ public final class Usher implements AutoCloseable {
             plainTable.startHealthChecks(loops, transport);
             RouteTableHolder routes = new RouteTableHolder(plainTable);
             http = HttpListener.bind(config.listen().http(), transport, loops,
-                    new Http1Initializer(routes, limiter, compression));
+                    new Http1Initializer(routes, limiter, compression, observer, httpConnections));
             if (!transport.name().equals("epoll")) {
                 LOG.log(Level.INFO, "epoll is not available ({0}); using Java NIO",
                         String.valueOf(Transport.epollUnavailabilityCause()));
@@ -159,7 +185,11 @@ public final class Usher implements AutoCloseable {
                     threads, transport.name(), Runtime.getRuntime().availableProcessors(),
                     machine > 0 ? ", on the machine: " + machine : "", config.sites().size(), config.source());
             Usher usher = new Usher(loops, pools, services, routes, secureRoutes, certificates, http, https,
-                    secureConnections, transport, answers, limiter, compression, retry, filePoll);
+                    secureConnections, transport, answers, limiter, compression, retry, filePoll, observer,
+                    httpConnections, metrics, accessLog);
+            if (metrics != null) {
+                metrics.with(new ServerMetrics(usher));
+            }
             if (config.admin() != null) {
                 usher.admin = usher.bindAdmin(config.admin()); // on failure, the catch below releases everything
                 LOG.log(Level.INFO, "admin endpoint on http://{0}", hostPort(usher.admin.address()));
@@ -184,17 +214,29 @@ public final class Usher implements AutoCloseable {
             services.close();
             pools.close();
             loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            if (accessLog != null) {
+                accessLog.close();
+            }
             throw e;
         }
     }
 
-    static Supplier<ChannelHandler> protocolsFor(RouteTableHolder routes, CompressBudget compression) {
-        return () -> new HttpsProtocols(routes, compression);
+    private static AccessLog openAccessLog(UsherConfig config) {
+        try {
+            return new AccessLog(config.accessLog().file(), config.accessLog().on());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open the access log " + config.accessLog().file(), e);
+        }
+    }
+
+    static Supplier<ChannelHandler> protocolsFor(RouteTableHolder routes, CompressBudget compression,
+                                                 RequestObserver observer) {
+        return () -> new HttpsProtocols(routes, compression, observer);
     }
 
     /** Binds the admin endpoint; it asks this Usher for the current certificates and reloader on each request. */
     AdminListener bindAdmin(ListenAddress address) throws ListenException {
-        return AdminListener.bind(address, transport, loops, () -> certificates, () -> reloader);
+        return AdminListener.bind(address, transport, loops, () -> certificates, () -> reloader, metrics);
     }
 
     /**
@@ -258,6 +300,16 @@ public final class Usher implements AutoCloseable {
         return routes;
     }
 
+    /** The metrics served at the admin endpoint's {@code /metrics}, or null when the admin endpoint is off. */
+    public Metrics metrics() {
+        return metrics;
+    }
+
+    /** The access log, or null when no request is logged. */
+    public AccessLog accessLog() {
+        return accessLog;
+    }
+
     /** The certificate manager, or null when Usher serves no HTTPS. */
     public CertManager certificates() {
         return certificates;
@@ -290,5 +342,8 @@ public final class Usher implements AutoCloseable {
         services.close();
         pools.close();
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        if (accessLog != null) {
+            accessLog.close();
+        }
     }
 }

@@ -4,6 +4,8 @@ import dev.usher.cert.CertManager;
 import dev.usher.cert.CertifiedKey;
 import dev.usher.reload.ReloadResult;
 import dev.usher.reload.Reloader;
+import dev.usher.observe.Metrics;
+import dev.usher.observe.PrometheusText;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -25,8 +27,9 @@ import java.util.function.Supplier;
 
 /**
  * The admin API's requests: {@code GET /health}, {@code GET /certificates}, {@code POST
- * /certificates/NAME/renew}, {@code POST /reload} (200 with what changed, or 422 with the config's errors).
- * Answers are JSON. Requests whose Host is not a loopback name are refused (a web page
+ * /certificates/NAME/renew}, {@code POST /reload} (200 with what changed, or 422 with the config's errors),
+ * {@code GET /metrics} (Prometheus text). Other answers are JSON. Requests whose Host is not a loopback name are
+ * refused (a web page
  * cannot reach this endpoint through DNS rebinding), and so are browser requests from another origin (CSRF).
  */
 final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
@@ -35,11 +38,16 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private final Supplier<CertManager> certificateSource;
     private final Supplier<Reloader> reloader;
+    private final Metrics metrics;
 
-    /** Both suppliers may give null: no HTTPS served; not started from a config file. */
-    AdminHandler(Supplier<CertManager> certificates, Supplier<Reloader> reloader) {
+    /**
+     * Both suppliers may give null: no HTTPS served; not started from a config file. {@code metrics}: null for none
+     * (404).
+     */
+    AdminHandler(Supplier<CertManager> certificates, Supplier<Reloader> reloader, Metrics metrics) {
         this.certificateSource = certificates;
         this.reloader = reloader;
+        this.metrics = metrics;
     }
 
     @Override
@@ -58,7 +66,14 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         String path = request.uri();
         int query = path.indexOf('?');
         path = query < 0 ? path : path.substring(0, query);
-        if (path.equals("/health")) {
+        if (path.equals("/metrics") && metrics != null) {
+            if (!request.method().equals(HttpMethod.GET)) {
+                send(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, Json.error("use GET"), keepAlive);
+            } else {
+                send(ctx, HttpResponseStatus.OK, PrometheusText.CONTENT_TYPE,
+                        metrics.scrape().getBytes(StandardCharsets.UTF_8), keepAlive);
+            }
+        } else if (path.equals("/health")) {
             requireMethod(ctx, request, HttpMethod.GET, "{\"status\":\"ok\"}");
         } else if (path.equals(CERTIFICATES)) {
             requireMethod(ctx, request, HttpMethod.GET, certificates == null ? "[]"
@@ -133,11 +148,15 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     }
 
     private static void send(ChannelHandlerContext ctx, HttpResponseStatus status, String json, boolean keepAlive) {
-        byte[] body = (json + "\n").getBytes(StandardCharsets.UTF_8);
+        send(ctx, status, "application/json", (json + "\n").getBytes(StandardCharsets.UTF_8), keepAlive);
+    }
+
+    private static void send(ChannelHandlerContext ctx, HttpResponseStatus status, String contentType, byte[] body,
+                             boolean keepAlive) {
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
                 Unpooled.wrappedBuffer(body));
         response.headers()
-                .set(HttpHeaderNames.CONTENT_TYPE, "application/json")
+                .set(HttpHeaderNames.CONTENT_TYPE, contentType)
                 .set(HttpHeaderNames.CONTENT_LENGTH, body.length)
                 .set(HttpHeaderNames.CACHE_CONTROL, "no-store");
         HttpUtil.setKeepAlive(response, keepAlive);

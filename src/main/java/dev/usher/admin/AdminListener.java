@@ -1,5 +1,6 @@
 package dev.usher.admin;
 
+import dev.usher.observe.Metrics;
 import dev.usher.cert.CertManager;
 import dev.usher.config.ListenAddress;
 import dev.usher.reload.Reloader;
@@ -35,10 +36,11 @@ public final class AdminListener implements AutoCloseable {
      *
      * @param certificates the certificate manager, or null when Usher serves no HTTPS
      * @param reloader     what {@code POST /reload} runs, or null when Usher was not started from a file
+     * @param metrics      what {@code GET /metrics} serves, or null for none
      */
     public static AdminListener bind(ListenAddress address, Transport transport, EventLoopGroup loops,
-                                     Supplier<CertManager> certificates, Supplier<Reloader> reloader)
-            throws ListenException {
+                                     Supplier<CertManager> certificates, Supplier<Reloader> reloader,
+                                     Metrics metrics) throws ListenException {
         return new AdminListener(HttpListener.bind(address, transport, loops, new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
@@ -47,7 +49,7 @@ public final class AdminListener implements AutoCloseable {
                         .addLast(new ReadTimeoutHandler(60))
                         .addLast(new HttpServerCodec())
                         .addLast(new HttpObjectAggregator(MAX_REQUEST))
-                        .addLast(new AdminHandler(certificates, reloader));
+                        .addLast(new AdminHandler(certificates, reloader, metrics));
             }
         }));
     }

@@ -25,7 +25,7 @@ final class ConfigReader {
     private static final Set<String> OFF = Set.of("off", "none", "disabled", "no");
 
     private static final Keys TOP = Keys.of("listen", "data", "timeouts", "limits", "sites", "trusted_proxies", "email",
-                    "acme", "admin")
+                    "acme", "admin", "access_log")
             .withAliases(Map.ofEntries(Map.entry("listeners", "listen"), Map.entry("data_dir", "data"),
                     Map.entry("datadir", "data"), Map.entry("storage", "data"), Map.entry("hosts", "sites"),
                     Map.entry("servers", "sites"), Map.entry("trusted_proxy", "trusted_proxies"),
@@ -35,7 +35,9 @@ final class ConfigReader {
                     Map.entry("contact", "email"), Map.entry("acme_email", "email"), Map.entry("ca", "acme"),
                     Map.entry("acme_ca", "acme"), Map.entry("certificates", "acme"), Map.entry("le", "acme"),
                     Map.entry("letsencrypt", "acme"),
-                    Map.entry("admin_api", "admin"), Map.entry("api", "admin"), Map.entry("dashboard", "admin")))
+                    Map.entry("admin_api", "admin"), Map.entry("api", "admin"), Map.entry("dashboard", "admin"),
+                    Map.entry("accesslog", "access_log"), Map.entry("access_logs", "access_log"),
+                    Map.entry("log", "access_log"), Map.entry("logs", "access_log")))
             .withMisplaced(misplacedAtTop());
     private static final Keys LISTEN = Keys.of("http", "https")
             .withAliases(Map.of("tls", "https", "ssl", "https", "plain", "http"));
@@ -79,15 +81,19 @@ final class ConfigReader {
         Path data = Optional.ofNullable(top.get("data")).flatMap(this::dataDir).orElseGet(env::defaultDataDir);
         Timeouts timeouts = section(top.get("timeouts")).map(this::timeouts).orElse(Timeouts.DEFAULTS);
         Limits limits = section(top.get("limits")).map(this::limits).orElse(Limits.DEFAULTS);
+        AccessLogSetting accessLog = top.containsKey("access_log") ? accessLog(top.get("access_log"))
+                : AccessLogSetting.OFF;
         List<Site> sites = section(top.get("sites"))
-                .map(f -> new SitesReader(walker, values, baseDir, listen.httpsOn()).read(f, timeouts, limits))
+                .map(f -> new SitesReader(walker, values, baseDir, listen.httpsOn()).read(f, timeouts, limits,
+                        accessLog.on()))
                 .orElse(List.of());
         List<Cidr> trustedProxies = section(top.get("trusted_proxies"))
                 .flatMap(f -> values.cidrs(f, true, "")).orElse(List.of());
         AcmeSettings acme = new AcmeReader(walker, values, baseDir).read(section(top.get("email")),
                 section(top.get("acme")));
         ListenAddress admin = top.containsKey("admin") ? admin(top.get("admin")) : UsherConfig.DEFAULT_ADMIN;
-        return new UsherConfig(source, listen, data, timeouts, limits, sites, trustedProxies, acme, admin);
+        return new UsherConfig(source, listen, data, timeouts, limits, sites, trustedProxies, acme, admin,
+                accessLog);
     }
 
     /** Keys of other sections written at the top, each with where it belongs. */
@@ -167,6 +173,39 @@ final class ConfigReader {
             return UsherConfig.DEFAULT_ADMIN;
         }
         return listen;
+    }
+
+    /**
+     * {@code access_log: off} (or false, none), {@code on} (or true, stdout, -) for standard output, or a file path
+     * (relative to the config file's folder; {@code ~} for the home directory).
+     */
+    private AccessLogSetting accessLog(Field field) {
+        Node node = field.value();
+        if (NodeWalker.isNull(node)) {
+            return AccessLogSetting.OFF;
+        }
+        if (node instanceof ScalarNode scalar && Tag.BOOL.equals(scalar.getTag())) {
+            return scalar.getValue().equalsIgnoreCase("true") ? AccessLogSetting.STDOUT : AccessLogSetting.OFF;
+        }
+        Optional<String> text = walker.text(node, field.path(), "off, on, stdout or a file path", NodeWalker.STRING);
+        if (text.isEmpty()) {
+            return AccessLogSetting.OFF;
+        }
+        String word = text.get().strip();
+        String lower = word.toLowerCase(java.util.Locale.ROOT);
+        if (OFF.contains(lower) || lower.equals("false")) {
+            return AccessLogSetting.OFF;
+        }
+        if (lower.equals("on") || lower.equals("true") || lower.equals("yes") || lower.equals("stdout")
+                || lower.equals("-")) {
+            return AccessLogSetting.STDOUT;
+        }
+        if (word.isEmpty()) {
+            walker.error(node, field.path(), "expected off, on, stdout or a file path");
+            return AccessLogSetting.OFF;
+        }
+        return values.parse(node, field.path(), () -> baseDir.resolve(path(env.expandHome(word))))
+                .map(p -> new AccessLogSetting(true, p)).orElse(AccessLogSetting.OFF);
     }
 
     private Optional<Path> dataDir(Field field) {

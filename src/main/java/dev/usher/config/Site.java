@@ -19,12 +19,21 @@ import java.util.List;
  * @param column          1-based column of the site's key in the file
  * @param traffic         compression, balancing, header edits, redirects, access control, rate limits
  * @param tls             where its certificate comes from; {@link TlsPolicy#NONE} for a plain-HTTP site
+ * @param accessLog       whether its requests go to the access log: its own {@code access_log:} or else the top-level
+ *                        one
  */
 public record Site(String name, boolean plainHttp, List<UpstreamAddress> upstreams, long maxBody,
                    Duration connectTimeout, Duration responseTimeout, int line, int column, SiteTraffic traffic,
-                   TlsPolicy tls) {
+                   TlsPolicy tls, boolean accessLog) {
     public Site {
         upstreams = List.copyOf(upstreams);
+    }
+
+    /** A site whose requests are not logged. */
+    public Site(String name, boolean plainHttp, List<UpstreamAddress> upstreams, long maxBody,
+                Duration connectTimeout, Duration responseTimeout, int line, int column, SiteTraffic traffic,
+                TlsPolicy tls) {
+        this(name, plainHttp, upstreams, maxBody, connectTimeout, responseTimeout, line, column, traffic, tls, false);
     }
 
     /** A site with {@code tls: auto} (or none for {@code http://}). */
@@ -48,7 +57,13 @@ public record Site(String name, boolean plainHttp, List<UpstreamAddress> upstrea
     /** This site with another certificate policy. */
     public Site withTls(TlsPolicy policy) {
         return new Site(name, plainHttp, upstreams, maxBody, connectTimeout, responseTimeout, line, column, traffic,
-                policy);
+                policy, accessLog);
+    }
+
+    /** This site with its requests logged or not. */
+    public Site withAccessLog(boolean on) {
+        return new Site(name, plainHttp, upstreams, maxBody, connectTimeout, responseTimeout, line, column, traffic,
+                tls, on);
     }
 
     /** True when the site forwards requests to backends; false when it redirects or answers itself. */

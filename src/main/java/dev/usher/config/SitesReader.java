@@ -29,7 +29,7 @@ final class SitesReader {
             "a site forwards (to:), redirects (redirect:) or answers itself (respond:) \u2014 pick one";
     private static final Keys SITE = Keys.of("to", "redirect", "respond", "max_body", "timeouts", "policy",
                     "health", "headers", "request_headers", "security_headers", "gzip", "basic_auth", "allow", "deny",
-                    "rate_limit", "tls")
+                    "rate_limit", "tls", "access_log")
             .withSynonyms(Map.of("compress", "gzip"))
             .withAliases(Map.ofEntries(
                     Map.entry("upstream", "to"), Map.entry("upstreams", "to"), Map.entry("backend", "to"),
@@ -55,7 +55,9 @@ final class SitesReader {
                     Map.entry("block", "deny"),
                     Map.entry("ratelimit", "rate_limit"), Map.entry("throttle", "rate_limit"),
                     Map.entry("limit_req", "rate_limit"), Map.entry("https", "tls"), Map.entry("ssl", "tls"),
-                    Map.entry("certificate", "tls"), Map.entry("cert", "tls"), Map.entry("certs", "tls")))
+                    Map.entry("certificate", "tls"), Map.entry("cert", "tls"), Map.entry("certs", "tls"),
+                    Map.entry("accesslog", "access_log"), Map.entry("log", "access_log"),
+                    Map.entry("logging", "access_log")))
             .withMisplaced(Map.ofEntries(
                     Map.entry("connect", "\"connect\" belongs under timeouts: in this site"),
                     Map.entry("response", "\"response\" belongs under timeouts: in this site"),
@@ -99,14 +101,15 @@ final class SitesReader {
         this.tls = new TlsReader(walker, values, baseDir, httpsOn);
     }
 
-    List<Site> read(Field sites, Timeouts timeouts, Limits limits) {
+    /** {@code accessLog}: the top-level access log setting, which a site follows unless it has its own. */
+    List<Site> read(Field sites, Timeouts timeouts, Limits limits, boolean accessLog) {
         List<Site> result = new ArrayList<>();
         Map<String, FirstSeen> seen = new HashMap<>();
         for (Field field : walker.entries(sites.value(), sites.path(), "a mapping of site names to upstreams",
                 "site name")) {
             Optional<SiteNames.SiteName> name = siteName(field, seen);
             Optional<Site> site = site(field, name.orElse(new SiteNames.SiteName(field.key(), false)), timeouts,
-                    limits);
+                    limits, accessLog);
             if (name.isPresent()) {
                 site.ifPresent(result::add);
             }
@@ -135,10 +138,11 @@ final class SitesReader {
     }
 
     /** The site, or nothing when its value has errors (all of them recorded). */
-    private Optional<Site> site(Field field, SiteNames.SiteName name, Timeouts timeouts, Limits limits) {
+    private Optional<Site> site(Field field, SiteNames.SiteName name, Timeouts timeouts, Limits limits,
+                                boolean accessLog) {
         Node value = field.value();
         if (value instanceof MappingNode) {
-            return longForm(field, name, timeouts, limits);
+            return longForm(field, name, timeouts, limits, accessLog);
         }
         if (NodeWalker.isNull(value)) {
             walker.error(field.keyNode(), field.path(), "the site has no upstream; write the backend address after "
@@ -154,11 +158,14 @@ final class SitesReader {
         return upstreams(value, field.path(), UPSTREAM).flatMap(ups -> policy
                 .map(p -> new Site(name.name(), name.plainHttp(), ups, limits.maxBody(), timeouts.connect(),
                         timeouts.response(), ErrorList.line(field.keyNode()), ErrorList.column(field.keyNode()),
-                        SiteTraffic.DEFAULTS.withKeepAliveIdle(timeouts.idle()), p)));
+                        SiteTraffic.DEFAULTS.withKeepAliveIdle(timeouts.idle()), p, accessLog)));
     }
 
-    private Optional<Site> longForm(Field field, SiteNames.SiteName name, Timeouts timeouts, Limits limits) {
+    private Optional<Site> longForm(Field field, SiteNames.SiteName name, Timeouts timeouts, Limits limits,
+                                    boolean accessLogDefault) {
         Map<String, Field> fields = walker.fields(field.value(), field.path(), "a mapping of site settings", SITE);
+        boolean accessLog = Optional.ofNullable(fields.get("access_log")).flatMap(values::bool)
+                .orElse(accessLogDefault);
         Field to = fields.get("to");
         boolean oneAction = exactlyOneAction(field, fields);
         Optional<List<UpstreamAddress>> upstreams = Optional.empty();
@@ -187,13 +194,13 @@ final class SitesReader {
         int column = ErrorList.column(field.keyNode());
         if (to != null) {
             return upstreams.map(ups -> new Site(name.name(), name.plainHttp(), ups, maxBody, connect, response, line,
-                    column, traffic, policy.get()));
+                    column, traffic, policy.get(), accessLog));
         }
         if (traffic.redirect() == null && traffic.respond() == null) {
             return Optional.empty();
         }
         return Optional.of(new Site(name.name(), name.plainHttp(), List.of(), maxBody, connect, response, line,
-                column, traffic, policy.get()));
+                column, traffic, policy.get(), accessLog));
     }
 
     /** True when the site has exactly one of to, redirect and respond; otherwise reports what is wrong. */

@@ -17,9 +17,11 @@ import java.util.List;
  *                       empty: the client is the TCP peer, always
  * @param acme     the ACME CA and how to talk to it ({@code email:} and {@code acme:})
  * @param admin    where the admin endpoint listens ({@code admin:}; loopback only), or null when off
+ * @param accessLog the top-level {@code access_log:} (sites carry their effective choice in {@link Site#accessLog})
  */
 public record UsherConfig(String source, Listen listen, Path dataDir, Timeouts timeouts, Limits limits,
-                          List<Site> sites, List<Cidr> trustedProxies, AcmeSettings acme, ListenAddress admin) {
+                          List<Site> sites, List<Cidr> trustedProxies, AcmeSettings acme, ListenAddress admin,
+                          AccessLogSetting accessLog) {
     /** The admin endpoint's default address. */
     public static final ListenAddress DEFAULT_ADMIN = new ListenAddress("127.0.0.1", 2019);
 
@@ -27,6 +29,12 @@ public record UsherConfig(String source, Listen listen, Path dataDir, Timeouts t
     public UsherConfig(String source, Listen listen, Path dataDir, Timeouts timeouts, Limits limits,
                        List<Site> sites, List<Cidr> trustedProxies, AcmeSettings acme) {
         this(source, listen, dataDir, timeouts, limits, sites, trustedProxies, acme, DEFAULT_ADMIN);
+    }
+
+    /** A config with no access log. */
+    public UsherConfig(String source, Listen listen, Path dataDir, Timeouts timeouts, Limits limits,
+                       List<Site> sites, List<Cidr> trustedProxies, AcmeSettings acme, ListenAddress admin) {
+        this(source, listen, dataDir, timeouts, limits, sites, trustedProxies, acme, admin, AccessLogSetting.OFF);
     }
 
     public UsherConfig {
@@ -38,6 +46,11 @@ public record UsherConfig(String source, Listen listen, Path dataDir, Timeouts t
     public UsherConfig(String source, Listen listen, Path dataDir, Timeouts timeouts, Limits limits,
                        List<Site> sites) {
         this(source, listen, dataDir, timeouts, limits, sites, List.of(), AcmeSettings.DEFAULTS);
+    }
+
+    /** True when any request may be logged: the top-level access log is on, or a site turns it on for itself. */
+    public boolean anyAccessLog() {
+        return accessLog.on() || sites.stream().anyMatch(Site::accessLog);
     }
 
     /** True when at least one site is served over HTTPS. */

@@ -1,5 +1,8 @@
 package dev.usher.protocol;
 
+import dev.usher.observe.OpenConnections;
+import dev.usher.observe.RequestObserver;
+import dev.usher.observe.RequestRecorder;
 import dev.usher.config.Limits;
 import dev.usher.config.UsherConfig;
 import dev.usher.proxy.ClientTimeouts;
@@ -20,6 +23,8 @@ public final class Http1Initializer extends ChannelInitializer<Channel> {
     private final RouteTableHolder routes;
     private final ConnectionLimiter limiter;
     private final CompressBudget compression;
+    private final RequestObserver observer;
+    private final OpenConnections open;
 
     /** A listener with its own compression budget. */
     public Http1Initializer(RouteTableHolder routes, ConnectionLimiter limiter) {
@@ -28,9 +33,20 @@ public final class Http1Initializer extends ChannelInitializer<Channel> {
 
     /** @param compression the cap on compression streams, shared with the other listeners */
     public Http1Initializer(RouteTableHolder routes, ConnectionLimiter limiter, CompressBudget compression) {
+        this(routes, limiter, compression, null, null);
+    }
+
+    /**
+     * @param observer told of each request as it ends, or null for none
+     * @param open     counts this listener's open connections, or null
+     */
+    public Http1Initializer(RouteTableHolder routes, ConnectionLimiter limiter, CompressBudget compression,
+                            RequestObserver observer, OpenConnections open) {
         this.routes = routes;
         this.limiter = limiter;
         this.compression = compression;
+        this.observer = observer;
+        this.open = open;
         ResponseCompressor.zstdLoaded(); // load the native zstd library at start, not on the first connection
     }
 
@@ -40,22 +56,31 @@ public final class Http1Initializer extends ChannelInitializer<Channel> {
             ch.close();
             return;
         }
-        addHttp1Handlers(ch.pipeline(), routes, compression, "http");
+        if (open != null) {
+            open.track(ch);
+        }
+        addHttp1Handlers(ch.pipeline(), routes, compression, "http", observer);
     }
 
     /**
      * Adds the HTTP/1.1 handlers at the end of {@code pipeline}: on a fresh plain-HTTP connection, or after the
      * {@code SslHandler} of a TLS one.
      *
-     * @param scheme {@code http} or {@code https}: what the client used (X-Forwarded-Proto, HSTS, redirects)
+     * @param scheme   {@code http} or {@code https}: what the client used (X-Forwarded-Proto, HSTS, redirects)
+     * @param observer told of each request as it ends, or null (then no recorder joins the pipeline)
      */
     static void addHttp1Handlers(ChannelPipeline pipeline, RouteTableHolder routes, CompressBudget compression,
-                                 String scheme) {
+                                 String scheme, RequestObserver observer) {
         UsherConfig config = routes.get().config();
         ClientTimeouts timeouts = new ClientTimeouts(config.timeouts());
         pipeline
                 .addLast(Http1ProxyHandler.TIMEOUTS_NAME, timeouts)
-                .addLast(Http1ProxyHandler.CODEC_NAME, new Http1ServerCodec(decoderConfig(config.limits())))
+                .addLast(Http1ProxyHandler.CODEC_NAME, new Http1ServerCodec(decoderConfig(config.limits())));
+        if (observer != null) {
+            // Between the codec and the compressor: sees response bytes as sent, after compression.
+            pipeline.addLast(RequestRecorder.NAME, RequestRecorder.http1(observer, pipeline.channel()));
+        }
+        pipeline
                 .addLast(Http1ProxyHandler.COMPRESSOR_NAME, new ResponseCompressor(compression))
                 .addLast("proxy", new Http1ProxyHandler(routes, scheme, timeouts));
     }

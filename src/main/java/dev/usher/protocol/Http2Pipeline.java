@@ -1,5 +1,8 @@
 package dev.usher.protocol;
 
+import dev.usher.observe.ConnectionFacts;
+import dev.usher.observe.RequestObserver;
+import dev.usher.observe.RequestRecorder;
 import dev.usher.config.UsherConfig;
 import dev.usher.proxy.Http1ProxyHandler;
 import dev.usher.proxy.Http2StreamProxyHandler;
@@ -65,7 +68,9 @@ final class Http2Pipeline {
     }
 
     /** Adds the HTTP/2 handlers after the {@code SslHandler} of a connection that negotiated "h2". */
-    static void install(ChannelPipeline pipeline, RouteTableHolder routes, CompressBudget compression) {
+    static void install(ChannelPipeline pipeline, RouteTableHolder routes, CompressBudget compression,
+                        RequestObserver observer) {
+        ConnectionFacts facts = observer == null ? null : new ConnectionFacts(pipeline.channel());
         UsherConfig config = routes.get().config();
         // limits.header_size as SETTINGS_MAX_HEADER_LIST_SIZE (RFC 9113 §6.5.2, counted as RFC 7541 sizes: name,
         // value and 32 per field). Netty enforces it in the decoder from the first frame: a block that decodes
@@ -95,7 +100,12 @@ final class Http2Pipeline {
                         idle.streamOpened(stream);
                         stream.pipeline()
                                 .addLast("h2-http", new Http2StreamFrameToHttpObjectCodec(true))
-                                .addLast("h2-heads", Http2ResponseHeads.INSTANCE)
+                                .addLast("h2-heads", Http2ResponseHeads.INSTANCE);
+                        if (facts != null) {
+                            stream.pipeline().addLast(RequestRecorder.NAME,
+                                    RequestRecorder.http2Stream(observer, facts));
+                        }
+                        stream.pipeline()
                                 .addLast(Http1ProxyHandler.COMPRESSOR_NAME, new ResponseCompressor(compression))
                                 .addLast("proxy", new Http2StreamProxyHandler(routes));
                     }

@@ -1,5 +1,6 @@
 package dev.usher.protocol;
 
+import dev.usher.observe.RequestObserver;
 import dev.usher.route.RouteTableHolder;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -23,15 +24,22 @@ public final class HttpsProtocols extends ApplicationProtocolNegotiationHandler 
 
     private final RouteTableHolder routes;
     private final CompressBudget compression;
+    private final RequestObserver observer;
 
     /**
      * @param routes      the current route table (limits and timeouts are read from it at hand-off)
      * @param compression the cap on compression streams, shared by all listeners
      */
     public HttpsProtocols(RouteTableHolder routes, CompressBudget compression) {
+        this(routes, compression, null);
+    }
+
+    /** @param observer told of each request as it ends, or null for none */
+    public HttpsProtocols(RouteTableHolder routes, CompressBudget compression, RequestObserver observer) {
         super(ApplicationProtocolNames.HTTP_1_1);
         this.routes = routes;
         this.compression = compression;
+        this.observer = observer;
     }
 
     @Override
@@ -61,9 +69,9 @@ public final class HttpsProtocols extends ApplicationProtocolNegotiationHandler 
     @Override
     protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
         if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
-            Http2Pipeline.install(ctx.pipeline(), routes, compression);
+            Http2Pipeline.install(ctx.pipeline(), routes, compression, observer);
         } else if (ApplicationProtocolNames.HTTP_1_1.equals(protocol)) {
-            Http1Initializer.addHttp1Handlers(ctx.pipeline(), routes, compression, "https");
+            Http1Initializer.addHttp1Handlers(ctx.pipeline(), routes, compression, "https", observer);
         } else {
             throw new IllegalStateException("unsupported application protocol: " + protocol);
         }

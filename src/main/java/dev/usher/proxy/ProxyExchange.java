@@ -1,5 +1,6 @@
 package dev.usher.proxy;
 
+import dev.usher.observe.RequestTrace;
 import dev.usher.route.Route;
 import dev.usher.upstream.UpstreamConnection;
 import dev.usher.upstream.UpstreamGroup;
@@ -65,6 +66,8 @@ final class ProxyExchange implements UpstreamListener {
     private final InetAddress client;
     private final UpstreamGroup group;
     private final boolean https;
+    /** Where the backend and its response time are noted for the access log and metrics, or null. */
+    private final RequestTrace trace;
 
     /** Body pieces received from the client and not yet written to the backend. */
     private final ArrayDeque<HttpContent> pending = new ArrayDeque<>(2);
@@ -93,7 +96,7 @@ final class ProxyExchange implements UpstreamListener {
 
     ProxyExchange(ClientSide handler, ChannelHandlerContext ctx, Route route, HttpRequest request,
                   InetAddress clientAddress, boolean clientKeepAlive, boolean http10Client, boolean upgradeRequested,
-                  boolean hasBody) {
+                  boolean hasBody, RequestTrace trace) {
         this.handler = handler;
         this.ctx = ctx;
         this.route = route;
@@ -110,6 +113,7 @@ final class ProxyExchange implements UpstreamListener {
         this.client = clientAddress;
         this.group = route.upstreams();
         this.https = handler.isHttps();
+        this.trace = trace;
     }
 
     /** How long the client connection may then wait for its next request: the site's keep-alive idle timeout. */
@@ -157,6 +161,9 @@ final class ProxyExchange implements UpstreamListener {
         }
         pool = next;
         counted = next;
+        if (trace != null) {
+            trace.upstream(next.address());
+        }
         group.requestStarted(next);
         return true;
     }
@@ -346,6 +353,9 @@ final class ProxyExchange implements UpstreamListener {
         }
         responseStarted = true;
         group.succeeded(pool);
+        if (trace != null) {
+            trace.upstreamAnswered();
+        }
         armTimer();
         HttpHeaders headers = response.headers();
         upstreamKeepAlive = HttpUtil.isKeepAlive(response);
@@ -472,6 +482,9 @@ final class ProxyExchange implements UpstreamListener {
     /** A 101 answer to an upgrade request: both connections become a raw relay of bytes. */
     private void switchProtocols(HttpResponse response) {
         responseStarted = true;
+        if (trace != null) {
+            trace.upstreamAnswered();
+        }
         finished = true;
         cancelTimer();
         cancelWriteTimer();

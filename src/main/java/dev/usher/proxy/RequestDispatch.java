@@ -1,5 +1,7 @@
 package dev.usher.proxy;
 
+import dev.usher.observe.RequestRecorder;
+import dev.usher.observe.RequestTrace;
 import dev.usher.config.Cidr;
 import dev.usher.route.Route;
 import dev.usher.route.RouteTable;
@@ -36,6 +38,8 @@ final class RequestDispatch {
     private final ChannelHandlerContext ctx;
     private final InetAddress peer;
     private final String peerIp;
+    /** The access log and metrics' view of the channel's requests, or null when nothing observes them. */
+    private final RequestRecorder recorder;
 
     /**
      * @param scheme {@code http} or {@code https}: what the client used, for {@code X-Forwarded-Proto}
@@ -54,6 +58,7 @@ final class RequestDispatch {
             peer = null;
             peerIp = "";
         }
+        recorder = ctx.pipeline().get(RequestRecorder.NAME) instanceof RequestRecorder r ? r : null;
     }
 
     boolean isHttps() {
@@ -74,10 +79,14 @@ final class RequestDispatch {
                   boolean upgrade) {
         RouteTable table = routes.get();
         Route route = table.lookup(host);
+        RequestTrace trace = recorder == null ? null : recorder.current();
         if (route == null) {
             // Never forwarded anywhere: an unknown name (or another host in an absolute URI) is not ours to serve.
             respond(HttpResponseStatus.NOT_FOUND, hasBody || !keepAlive);
             return;
+        }
+        if (trace != null) {
+            trace.site(route.site());
         }
         long maxBody = route.site().maxBody();
         if (maxBody > 0 && HttpUtil.getContentLength(request, 0L) > maxBody) {
@@ -101,7 +110,7 @@ final class RequestDispatch {
             return;
         }
         ProxyExchange started = new ProxyExchange(side, ctx, route, request, client, keepAlive, http10, upgrade,
-                hasBody);
+                hasBody, trace);
         side.exchangeStarted(started);
         if (verdict.isDone()) {
             prepareForBackend(request, rules, client, peerTrusted, upgrade);

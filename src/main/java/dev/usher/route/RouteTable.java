@@ -87,6 +87,13 @@ public final class RouteTable implements AutoCloseable {
         return new RouteTable(config, Map.copyOf(exact), Map.copyOf(wildcard));
     }
 
+    /** Every route of this table (exact names, then wildcards), for metrics and the admin API. */
+    public List<Route> routes() {
+        List<Route> all = new java.util.ArrayList<>(exact.values());
+        all.addAll(wildcard.values());
+        return all;
+    }
+
     /** The configuration this table was compiled from. */
     public UsherConfig config() {
         return config;

@@ -28,6 +28,12 @@ final class LoopPool {
     private final ArrayDeque<UpstreamConnection> idle = new ArrayDeque<>();
     private boolean sweepScheduled;
     private boolean closed;
+    /**
+     * Connections open to the backend from this loop, and failed connection attempts. Written on the loop only; read
+     * from elsewhere for metrics, where a slightly stale value is fine (hence no volatile on the request path).
+     */
+    private int open;
+    private long connectErrors;
 
     LoopPool(UpstreamPool owner, EventLoop loop) {
         this.owner = owner;
@@ -44,6 +50,16 @@ final class LoopPool {
 
     int idleCount() {
         return idle.size();
+    }
+
+    /** Open connections (leased and idle); read from any thread, possibly a little stale. */
+    int openCount() {
+        return open;
+    }
+
+    /** Failed connection attempts so far; read from any thread, possibly a little stale. */
+    long connectErrors() {
+        return connectErrors;
     }
 
     Future<UpstreamConnection> acquire(Duration connectTimeout, boolean fresh) {
@@ -82,9 +98,12 @@ final class LoopPool {
         ChannelFuture connect = bootstrap.connect(InetSocketAddress.createUnresolved(address.host(), address.port()));
         connect.addListener(f -> {
             if (f.isSuccess()) {
+                open++;
+                connect.channel().closeFuture().addListener(c -> open--);
                 conn.leased();
                 promise.setSuccess(conn);
             } else {
+                connectErrors++;
                 promise.setFailure(f.cause());
             }
         });

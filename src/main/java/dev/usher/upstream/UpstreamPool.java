@@ -46,6 +46,30 @@ public final class UpstreamPool {
     }
 
 
+    /**
+     * Connections to this backend now, over all event loops, and failed connection attempts so far: for metrics.
+     * Thread-safe; each loop's numbers are read without synchronisation, so they may be a moment old.
+     */
+    public Stats stats() {
+        int idle = 0;
+        int open = 0;
+        long errors = 0;
+        for (LoopPool pool : loops.values()) {
+            idle += pool.idleCount();
+            open += pool.openCount();
+            errors += pool.connectErrors();
+        }
+        return new Stats(idle, Math.max(0, open - idle), errors);
+    }
+
+    /**
+     * @param idle          connections kept for reuse
+     * @param active        connections carrying a request (or a websocket)
+     * @param connectErrors failed connection attempts since start
+     */
+    public record Stats(int idle, int active, long connectErrors) {
+    }
+
     /** Closes every idle connection; leased ones close when their exchange ends. */
     public void close() {
         for (LoopPool pool : loops.values()) {

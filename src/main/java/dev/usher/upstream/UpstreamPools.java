@@ -33,6 +33,11 @@ public final class UpstreamPools implements AutoCloseable {
                 a -> new UpstreamPool(a, transport, resolver, MAX_IDLE_PER_LOOP, IDLE_TIMEOUT));
     }
 
+    /** Every pool made so far, by backend address (a snapshot, for metrics). */
+    public Map<UpstreamAddress, UpstreamPool> all() {
+        return Map.copyOf(pools);
+    }
+
     @Override
     public void close() {
         pools.values().forEach(UpstreamPool::close);
