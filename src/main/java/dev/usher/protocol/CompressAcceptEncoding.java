@@ -1,5 +1,7 @@
 package dev.usher.protocol;
 
+import io.netty.util.AsciiString;
+
 /**
  * Picks the content coding for a response from a request's {@code Accept-Encoding} (RFC 9110 §12.5.3), among the
  * codings Usher can produce: {@code zstd} (when its native library loaded) and {@code gzip}.
@@ -37,14 +39,22 @@ final class CompressAcceptEncoding {
         while (start <= length) {
             int end = indexOf(header, ',', start, length);
             int semi = indexOf(header, ';', start, end);
-            String coding = trim(header, start, semi);
-            if (!coding.isEmpty()) {
+            // The coding is compared in place (no String per coding): [from, to) is it, trimmed.
+            int from = start;
+            int to = semi;
+            while (from < to && isSpace(header.charAt(from))) {
+                from++;
+            }
+            while (to > from && isSpace(header.charAt(to - 1))) {
+                to--;
+            }
+            if (from < to) {
                 int q = semi < end ? weight(header, semi + 1, end) : 1000;
-                if (coding.equalsIgnoreCase(ZSTD)) {
+                if (is(header, from, to, ZSTD)) {
                     zstdQ = Math.max(zstdQ, q);
-                } else if (coding.equalsIgnoreCase(GZIP) || coding.equalsIgnoreCase("x-gzip")) {
+                } else if (is(header, from, to, GZIP) || is(header, from, to, "x-gzip")) {
                     gzipQ = Math.max(gzipQ, q);
-                } else if (coding.equals("*")) {
+                } else if (to - from == 1 && header.charAt(from) == '*') {
                     starQ = Math.max(starQ, q);
                 }
             }
@@ -73,10 +83,19 @@ final class CompressAcceptEncoding {
         int start = from;
         while (start < end) {
             int semi = indexOf(header, ';', start, end);
-            String param = trim(header, start, semi);
-            int eq = param.indexOf('=');
-            if (eq > 0 && param.substring(0, eq).trim().equalsIgnoreCase("q")) {
-                return qvalue(param.substring(eq + 1).trim());
+            // In place: the parameter [p, semi) without leading blanks, its name before the first '=', its value after.
+            int p = start;
+            while (p < semi && isSpace(header.charAt(p))) {
+                p++;
+            }
+            int eq = indexOf(header, '=', p, semi);
+            if (eq > p && eq < semi) {
+                int nameFrom = skipBlank(header, p, eq);
+                int nameTo = trimBlank(header, nameFrom, eq);
+                if (nameTo - nameFrom == 1 && (header.charAt(nameFrom) | 0x20) == 'q') {
+                    int valueFrom = skipBlank(header, eq + 1, semi);
+                    return qvalue(header, valueFrom, trimBlank(header, valueFrom, semi));
+                }
             }
             start = semi + 1;
         }
@@ -85,19 +104,25 @@ final class CompressAcceptEncoding {
 
     /** {@code qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] )}, in thousandths; invalid gives 0. */
     static int qvalue(String s) {
-        if (s.isEmpty() || s.length() > 5 || (s.charAt(0) != '0' && s.charAt(0) != '1')) {
+        return qvalue(s, 0, s.length());
+    }
+
+    /** {@link #qvalue(String)} of {@code s[from, to)}. */
+    private static int qvalue(CharSequence s, int from, int to) {
+        int length = to - from;
+        if (length == 0 || length > 5 || (s.charAt(from) != '0' && s.charAt(from) != '1')) {
             return 0;
         }
-        int whole = s.charAt(0) - '0';
-        if (s.length() == 1) {
+        int whole = s.charAt(from) - '0';
+        if (length == 1) {
             return whole * 1000;
         }
-        if (s.charAt(1) != '.') {
+        if (s.charAt(from + 1) != '.') {
             return 0;
         }
         int fraction = 0;
         int scale = 100;
-        for (int i = 2; i < s.length(); i++) {
+        for (int i = from + 2; i < to; i++) {
             char c = s.charAt(i);
             if (c < '0' || c > '9') {
                 return 0;
@@ -111,6 +136,27 @@ final class CompressAcceptEncoding {
         return whole * 1000 + fraction;
     }
 
+    /** The first index in [from, to) after characters that {@link String#trim()} drops (those up to space). */
+    private static int skipBlank(CharSequence s, int from, int to) {
+        while (from < to && s.charAt(from) <= ' ') {
+            from++;
+        }
+        return from;
+    }
+
+    /** The end of [from, to) without the characters that {@link String#trim()} drops at the end. */
+    private static int trimBlank(CharSequence s, int from, int to) {
+        while (to > from && s.charAt(to - 1) <= ' ') {
+            to--;
+        }
+        return to;
+    }
+
+    /** True when {@code s[from, to)} is {@code name}, ignoring ASCII case. */
+    private static boolean is(CharSequence s, int from, int to, String name) {
+        return to - from == name.length() && AsciiString.regionMatches(s, true, from, name, 0, name.length());
+    }
+
     private static int indexOf(CharSequence s, char c, int from, int end) {
         for (int i = from; i < end; i++) {
             if (s.charAt(i) == c) {
@@ -118,16 +164,6 @@ final class CompressAcceptEncoding {
             }
         }
         return end;
-    }
-
-    private static String trim(CharSequence s, int from, int to) {
-        while (from < to && isSpace(s.charAt(from))) {
-            from++;
-        }
-        while (to > from && isSpace(s.charAt(to - 1))) {
-            to--;
-        }
-        return s.subSequence(from, to).toString();
     }
 
     private static boolean isSpace(char c) {

@@ -20,6 +20,7 @@ import io.netty.util.AttributeKey;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;
+import java.util.Iterator;
 import java.util.List;
 
 /**
@@ -132,12 +133,23 @@ public final class ResponseCompressor extends HttpContentEncoder {
         HttpMethod method = request.method();
         if (!HttpMethod.HEAD.equals(method) && !HttpMethod.CONNECT.equals(method)
                 && !HttpVersion.HTTP_1_0.equals(request.protocolVersion())) {
-            List<String> accepted = request.headers().getAll(HttpHeaderNames.ACCEPT_ENCODING);
-            if (!accepted.isEmpty()) {
-                coding = CompressAcceptEncoding.choose(String.join(",", accepted), zstd);
+            // Usually one Accept-Encoding header, read as it is; several are joined (RFC 9110 §5.3).
+            Iterator<? extends CharSequence> accepted = request.headers().valueCharSequenceIterator(
+                    HttpHeaderNames.ACCEPT_ENCODING);
+            if (accepted.hasNext()) {
+                CharSequence first = accepted.next();
+                coding = CompressAcceptEncoding.choose(accepted.hasNext() ? joined(first, accepted) : first, zstd);
             }
         }
         codings.add(coding == null ? IDENTITY : coding);
+    }
+
+    private static String joined(CharSequence first, Iterator<? extends CharSequence> rest) {
+        StringBuilder all = new StringBuilder(first);
+        while (rest.hasNext()) {
+            all.append(',').append(rest.next());
+        }
+        return all.toString();
     }
 
     @Override

@@ -5,7 +5,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
 
-import java.util.List;
+import java.util.Iterator;
 
 /**
  * Which host a request is for (RFC 9112 §3.2-3.3): the authority of an absolute-form URI when there is one (the URI
@@ -25,15 +25,16 @@ final class RequestTarget {
         if (!uri.isEmpty() && uri.charAt(0) != '/' && !uri.equals("*")) {
             return fromAbsoluteUri(request, uri);
         }
-        List<String> hosts = headers.getAll(HttpHeaderNames.HOST);
-        if (hosts.size() > 1) {
-            return null;
-        }
-        if (hosts.isEmpty()) {
+        // An iterator rather than getAll: no list copied per request just to see that there is exactly one.
+        Iterator<? extends CharSequence> hosts = headers.valueCharSequenceIterator(HttpHeaderNames.HOST);
+        if (!hosts.hasNext()) {
             // HTTP/1.0 may omit Host; it then matches no site and gets a 404 rather than a 400.
             return request.protocolVersion().equals(HttpVersion.HTTP_1_0) ? "" : null;
         }
-        String host = hosts.get(0).trim();
+        String host = hosts.next().toString().trim();
+        if (hosts.hasNext()) {
+            return null;
+        }
         return validAuthority(host) ? host : null;
     }
 

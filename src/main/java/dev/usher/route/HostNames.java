@@ -44,17 +44,18 @@ final class HostNames {
                 return null;
             }
         }
-        String bare = start == 0 && end == host.length() ? host : host.substring(start, end);
-        return lower ? bare : toLowerAscii(bare);
+        if (lower) {
+            return start == 0 && end == host.length() ? host : host.substring(start, end);
+        }
+        return toLowerAscii(host, start, end);
     }
 
-    private static String toLowerAscii(String s) {
-        char[] chars = s.toCharArray();
-        for (int i = 0; i < chars.length; i++) {
-            char c = chars[i];
-            if (c >= 'A' && c <= 'Z') {
-                chars[i] = (char) (c + ('a' - 'A'));
-            }
+    /** {@code s[start, end)} in lower case, copied once (no intermediate substring). */
+    private static String toLowerAscii(String s, int start, int end) {
+        char[] chars = new char[end - start];
+        for (int i = start; i < end; i++) {
+            char c = s.charAt(i);
+            chars[i - start] = c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
         }
         return new String(chars);
     }
