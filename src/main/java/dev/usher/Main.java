@@ -116,11 +116,15 @@ public final class Main {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Whoami backend = demoBackend;
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            usher.close();
+        Runnable stop = () -> {
+            usher.shutdown(config.timeouts().shutdown());
             closeQuietly(backend);
             stopped.countDown();
-        }, "usher-shutdown"));
+        };
+        // SIGTERM/SIGINT: a graceful stop, then exit 0 (StopSignals exits); a second signal exits at once.
+        if (!StopSignals.install(stop)) {
+            Runtime.getRuntime().addShutdownHook(new Thread(stop, "usher-shutdown"));
+        }
         try {
             stopped.await();
         } catch (InterruptedException e) {

@@ -12,16 +12,15 @@ import dev.usher.protocol.HttpsProtocols;
 import dev.usher.tls.TlsContexts;
 import dev.usher.tls.TlsInitializer;
 import io.netty.channel.ChannelHandler;
-import io.netty.channel.group.ChannelGroup;
-import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.util.concurrent.GlobalEventExecutor;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import dev.usher.protocol.ConnectionLimiter;
 import dev.usher.protocol.Http1Initializer;
 import dev.usher.route.RouteTable;
 import dev.usher.route.RouteTableHolder;
 import dev.usher.rules.RuleServices;
+import dev.usher.server.Connections;
 import dev.usher.server.CpuBudget;
 import dev.usher.server.HttpListener;
 import dev.usher.server.ListenException;
@@ -35,12 +34,17 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A running Usher: event loops, backend pools, the route table and the listeners, wired from one config. Start with
- * {@link #start}; {@link #close} stops it. A start that fails half-way releases what it had already taken.
+ * {@link #start}; {@link #shutdown} stops it gracefully, {@link #close} quickly. A start that fails half-way releases
+ * what it had already taken.
  */
 public final class Usher implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Usher.class.getName());
     /** How often {@code tls: {cert, key}} files are looked at for a replacement. */
     private static final Duration FILE_POLL = Duration.ofSeconds(10);
+    /** The grace period of {@link #close}: short, so that tests and tools stop quickly. */
+    static final Duration CLOSE_GRACE = Duration.ofSeconds(1);
+    /** How long a stop waits for the event loops to take the drain request (they may be busy). */
+    private static final Duration DRAIN_ASK = Duration.ofSeconds(1);
 
     private final EventLoopGroup loops;
     private final UpstreamPools pools;
@@ -51,12 +55,13 @@ public final class Usher implements AutoCloseable {
     private final HttpListener http;
     private final HttpListener https;
     private final AdminListener admin;
-    /** Open HTTPS connections: at shutdown each is closed through its pipeline, so HTTP/2 ones send GOAWAY. */
-    private final ChannelGroup secureConnections;
+    /** Open client connections of both listeners, ended one by one at shutdown (see {@link Connections#drain}). */
+    private final Connections connections;
+    private final AtomicBoolean stopped = new AtomicBoolean();
 
     private Usher(EventLoopGroup loops, UpstreamPools pools, RuleServices services, RouteTableHolder routes,
                   RouteTableHolder secureRoutes, CertManager certificates, HttpListener http, HttpListener https,
-                  AdminListener admin, ChannelGroup secureConnections) {
+                  AdminListener admin, Connections connections) {
         this.loops = loops;
         this.pools = pools;
         this.services = services;
@@ -66,7 +71,7 @@ public final class Usher implements AutoCloseable {
         this.http = http;
         this.https = https;
         this.admin = admin;
-        this.secureConnections = secureConnections;
+        this.connections = connections;
     }
 
     /** Starts serving {@code config} with as many event loops as this process has CPUs. */
@@ -96,7 +101,7 @@ public final class Usher implements AutoCloseable {
         CertManager certificates = null;
         HttpListener https = null;
         HttpListener http = null;
-        ChannelGroup secureConnections = new DefaultChannelGroup("https", GlobalEventExecutor.INSTANCE);
+        Connections connections = new Connections();
         try {
             ConnectionLimiter limiter = new ConnectionLimiter(config.limits().connections());
             CompressBudget compression = new CompressBudget();
@@ -109,9 +114,9 @@ public final class Usher implements AutoCloseable {
                 secureTable.startHealthChecks(loops, transport);
                 secureRoutes = new RouteTableHolder(secureTable);
                 https = HttpListener.bind(config.listen().https(), transport, loops,
-                        new HttpsInitializer(limiter, new TlsInitializer(certificates, answers,
+                        connections.track(new HttpsInitializer(limiter, new TlsInitializer(certificates, answers,
                                 new TlsContexts(TlsContexts.HTTP_PROTOCOLS),
-                                protocolsFor(secureRoutes, compression)), secureConnections));
+                                protocolsFor(secureRoutes, compression)))));
                 httpsPort = https.address().getPort();
             }
             plainTable = httpsOn
@@ -120,7 +125,7 @@ public final class Usher implements AutoCloseable {
             plainTable.startHealthChecks(loops, transport);
             RouteTableHolder routes = new RouteTableHolder(plainTable);
             http = HttpListener.bind(config.listen().http(), transport, loops,
-                    new Http1Initializer(routes, limiter, compression));
+                    connections.track(new Http1Initializer(routes, limiter, compression)));
             AdminListener admin = config.admin() == null ? null
                     : AdminListener.bind(config.admin(), transport, loops, certificates);
             if (!transport.name().equals("epoll")) {
@@ -137,7 +142,7 @@ public final class Usher implements AutoCloseable {
                 LOG.log(Level.INFO, "admin endpoint on http://{0}", hostPort(admin.address()));
             }
             return new Usher(loops, pools, services, routes, secureRoutes, certificates, http, https, admin,
-                    secureConnections);
+                    connections);
         } catch (ListenException | RuntimeException e) {
             if (http != null) {
                 http.close();
@@ -163,6 +168,11 @@ public final class Usher implements AutoCloseable {
 
     private static Supplier<ChannelHandler> protocolsFor(RouteTableHolder routes, CompressBudget compression) {
         return () -> new HttpsProtocols(routes, compression);
+    }
+
+    /** {@code 10 s}, {@code 1500 ms}. */
+    static String describe(Duration grace) {
+        return grace.toMillis() % 1000 == 0 ? grace.toSeconds() + " s" : grace.toMillis() + " ms";
     }
 
     private static String hostPort(InetSocketAddress address) {
@@ -195,9 +205,33 @@ public final class Usher implements AutoCloseable {
         return certificates;
     }
 
-    /** Stops accepting, closes backend pools and ends the event loops (open connections are cut). */
+    /** Client connections open now (both listeners; the admin endpoint's are not counted). */
+    public int openConnections() {
+        return connections.size();
+    }
+
+    /**
+     * Stops gracefully and logs one line about it: stops accepting on every listener, closes idle connections, lets
+     * requests in flight finish for at most {@code grace} (an HTTP/1.1 connection closes after its response, sent
+     * with {@code Connection: close}; HTTP/2 sends GOAWAY and finishes its open streams; a websocket is sent a close
+     * frame with status 1001), then cuts whatever is still open and ends the event loops. Returns when all is
+     * stopped. Only the first call of this or {@link #close} does anything.
+     */
+    public void shutdown(Duration grace) {
+        stop(grace, true);
+    }
+
+    /** Stops like {@link #shutdown} with a grace period of one second, and without logging. */
     @Override
     public void close() {
+        stop(CLOSE_GRACE, false);
+    }
+
+    private void stop(Duration grace, boolean report) {
+        if (!stopped.compareAndSet(false, true)) {
+            return;
+        }
+        long deadline = System.nanoTime() + grace.toNanos();
         if (admin != null) {
             admin.close();
         }
@@ -205,10 +239,16 @@ public final class Usher implements AutoCloseable {
         if (https != null) {
             https.close();
         }
-        // Closing through the pipeline lets HTTP/2 connections send GOAWAY before the event loops stop (a loop
-        // shutting down would cut them without a word). In-flight streams get a moment; graceful draining with a
-        // configurable grace period is the job of the shutdown signal handling.
-        secureConnections.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
+        Connections.Summary drained = connections.drain(DRAIN_ASK.compareTo(grace) < 0 ? DRAIN_ASK : grace);
+        if (report) {
+            LOG.log(Level.INFO, "stopping: {0} connections, {1} requests in flight{2}, grace {3}",
+                    drained.connections(), drained.requestsInFlight(),
+                    drained.upgraded() == 0 ? "" : ", " + drained.upgraded() + " websocket/upgraded",
+                    describe(grace));
+        }
+        if (!connections.awaitClosed(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))) && report) {
+            LOG.log(Level.INFO, "grace period over: cutting {0} connection(s)", connections.size());
+        }
         routes.get().close();
         if (secureRoutes != null) {
             secureRoutes.get().close();
