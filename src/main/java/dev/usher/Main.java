@@ -125,14 +125,18 @@ public final class Main {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Whoami backend = demoBackend;
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        Runnable stop = () -> {
             if (watcher != null) {
                 watcher.close();
             }
-            usher.close();
+            usher.shutdown(config.timeouts().shutdown());
             closeQuietly(backend);
             stopped.countDown();
-        }, "usher-shutdown"));
+        };
+        // SIGTERM/SIGINT: a graceful stop, then exit 0 (StopSignals exits); a second signal exits at once.
+        if (!StopSignals.install(stop)) {
+            Runtime.getRuntime().addShutdownHook(new Thread(stop, "usher-shutdown"));
+        }
         try {
             stopped.await();
         } catch (InterruptedException e) {

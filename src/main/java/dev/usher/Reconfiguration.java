@@ -101,9 +101,9 @@ final class Reconfiguration {
                 }
                 preparing = "listen.https";
                 https = HttpListener.bind(next.listen().https(), usher.transport, usher.loops,
-                        new HttpsInitializer(usher.limiter, new TlsInitializer(certificates, usher.answers,
-                                new TlsContexts(TlsContexts.HTTP_PROTOCOLS),
-                                Usher.protocolsFor(secureRoutes, usher.compression, usher.observer)), usher.secureConnections));
+                        usher.connections.track(new HttpsInitializer(usher.limiter, new TlsInitializer(certificates,
+                                usher.answers, new TlsContexts(TlsContexts.HTTP_PROTOCOLS),
+                                Usher.protocolsFor(secureRoutes, usher.compression, usher.observer)))));
                 changes = changes.withListener("https " + Usher.hostPort(https.address()));
             }
         }
@@ -116,8 +116,8 @@ final class Reconfiguration {
         if (!next.listen().http().equals(old.listen().http())) {
             preparing = "listen.http";
             http = HttpListener.bind(next.listen().http(), usher.transport, usher.loops,
-                    new Http1Initializer(usher.routes, usher.limiter, usher.compression, usher.observer,
-                            usher.httpConnections));
+                    usher.connections.track(new Http1Initializer(usher.routes, usher.limiter, usher.compression,
+                            usher.observer, usher.httpConnections)));
             changes = changes.withListener("http " + Usher.hostPort(http.address()));
         }
         ListenAddress adminNext = next.admin();

@@ -13,7 +13,6 @@ import dev.usher.upstream.BackendStatus;
 import dev.usher.upstream.UpstreamGroup;
 import dev.usher.upstream.UpstreamPool;
 import dev.usher.upstream.UpstreamPools;
-import io.netty.channel.group.ChannelGroup;
 
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -38,7 +37,8 @@ final class ServerMetrics implements MetricsSource {
     @Override
     public void write(PrometheusText out) {
         OpenConnections http = usher.httpConnections;
-        ChannelGroup https = usher.https == null ? null : usher.secureConnections;
+        // Connections counts both listeners' clients; the plain listener's own count is exact, the rest are HTTPS.
+        Integer https = usher.https == null ? null : Math.max(0, usher.connections.size() - (int) http.count());
         RouteTableHolder routes = usher.routes;
         RouteTableHolder secureRoutes = usher.secureRoutes;
         UpstreamPools pools = usher.pools;
@@ -51,7 +51,7 @@ final class ServerMetrics implements MetricsSource {
         out.family("usher_open_connections", "gauge", "Client connections open now, by listener.")
                 .sample("usher_open_connections", http.count(), "listener", "http");
         if (https != null) {
-            out.sample("usher_open_connections", https.size(), "listener", "https");
+            out.sample("usher_open_connections", https, "listener", "https");
         }
         Map<UpstreamAddress, UpstreamPool> all = new TreeMap<>(Comparator.comparing(UpstreamAddress::authority));
         all.putAll(pools.all());

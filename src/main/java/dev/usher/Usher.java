@@ -22,16 +22,15 @@ import dev.usher.reload.Reloader;
 import dev.usher.tls.TlsContexts;
 import dev.usher.tls.TlsInitializer;
 import io.netty.channel.ChannelHandler;
-import io.netty.channel.group.ChannelGroup;
-import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.util.concurrent.GlobalEventExecutor;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import dev.usher.protocol.ConnectionLimiter;
 import dev.usher.protocol.Http1Initializer;
 import dev.usher.route.RouteTable;
 import dev.usher.route.RouteTableHolder;
 import dev.usher.rules.RuleServices;
+import dev.usher.server.Connections;
 import dev.usher.server.CpuBudget;
 import dev.usher.server.HttpListener;
 import dev.usher.server.ListenException;
@@ -46,7 +45,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A running Usher: event loops, backend pools, the route table and the listeners, wired from one config. Start with
- * {@link #start}; {@link #close} stops it. A start that fails half-way releases what it had already taken.
+ * {@link #start}; {@link #shutdown} stops it gracefully, {@link #close} quickly. A start that fails half-way releases
+ * what it had already taken.
  * {@link #reload} puts another config in service without closing a connection.
  *
  * <p>Threads: the fields a reload replaces (listeners, certificates, the HTTPS route holder) are volatile and are
@@ -56,6 +56,10 @@ public final class Usher implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Usher.class.getName());
     /** How often {@code tls: {cert, key}} files are looked at for a replacement. */
     private static final Duration FILE_POLL = Duration.ofSeconds(10);
+    /** The grace period of {@link #close}: short, so that tests and tools stop quickly. */
+    static final Duration CLOSE_GRACE = Duration.ofSeconds(1);
+    /** How long a stop waits for the event loops to take the drain request (they may be busy). */
+    private static final Duration DRAIN_ASK = Duration.ofSeconds(1);
 
     final EventLoopGroup loops;
     final UpstreamPools pools;
@@ -67,8 +71,8 @@ public final class Usher implements AutoCloseable {
     volatile HttpListener http;
     volatile HttpListener https;
     volatile AdminListener admin;
-    /** Open HTTPS connections: at shutdown each is closed through its pipeline, so HTTP/2 ones send GOAWAY. */
-    final ChannelGroup secureConnections;
+    /** Open client connections of both listeners, ended one by one at shutdown (see {@link Connections#drain}). */
+    final Connections connections;
     /** What a reload needs to bind listeners and start certificates the way {@link #start} did. */
     final Transport transport;
     final ChallengeAnswers answers;
@@ -86,12 +90,13 @@ public final class Usher implements AutoCloseable {
     private final AccessLog accessLog;
     private final ReloadCounts reloads = new ReloadCounts();
     private volatile Reloader reloader;
-    /** Guarded by this: no reload starts after close. */
+    /** Guarded by this: no reload starts after a stop began. */
     private boolean closed;
+    private final AtomicBoolean stopped = new AtomicBoolean();
 
     private Usher(EventLoopGroup loops, UpstreamPools pools, RuleServices services, RouteTableHolder routes,
                   RouteTableHolder secureRoutes, CertManager certificates, HttpListener http, HttpListener https,
-                  ChannelGroup secureConnections, Transport transport, ChallengeAnswers answers,
+                  Connections connections, Transport transport, ChallengeAnswers answers,
                   ConnectionLimiter limiter, CompressBudget compression, Retry retry, Duration filePoll,
                   RequestObserver observer, OpenConnections httpConnections, Metrics metrics, AccessLog accessLog) {
         this.loops = loops;
@@ -102,7 +107,7 @@ public final class Usher implements AutoCloseable {
         this.certificates = certificates;
         this.http = http;
         this.https = https;
-        this.secureConnections = secureConnections;
+        this.connections = connections;
         this.transport = transport;
         this.answers = answers;
         this.limiter = limiter;
@@ -142,7 +147,7 @@ public final class Usher implements AutoCloseable {
         CertManager certificates = null;
         HttpListener https = null;
         HttpListener http = null;
-        ChannelGroup secureConnections = new DefaultChannelGroup("https", GlobalEventExecutor.INSTANCE);
+        Connections connections = new Connections();
         AccessLog accessLog = null;
         try {
             // Requests are observed only when something uses them: metrics need the admin endpoint, the access log
@@ -162,9 +167,9 @@ public final class Usher implements AutoCloseable {
                 secureTable.startHealthChecks(loops, transport);
                 secureRoutes = new RouteTableHolder(secureTable);
                 https = HttpListener.bind(config.listen().https(), transport, loops,
-                        new HttpsInitializer(limiter, new TlsInitializer(certificates, answers,
+                        connections.track(new HttpsInitializer(limiter, new TlsInitializer(certificates, answers,
                                 new TlsContexts(TlsContexts.HTTP_PROTOCOLS),
-                                protocolsFor(secureRoutes, compression, observer)), secureConnections));
+                                protocolsFor(secureRoutes, compression, observer)))));
                 httpsPort = https.address().getPort();
             }
             plainTable = httpsOn
@@ -173,7 +178,7 @@ public final class Usher implements AutoCloseable {
             plainTable.startHealthChecks(loops, transport);
             RouteTableHolder routes = new RouteTableHolder(plainTable);
             http = HttpListener.bind(config.listen().http(), transport, loops,
-                    new Http1Initializer(routes, limiter, compression, observer, httpConnections));
+                    connections.track(new Http1Initializer(routes, limiter, compression, observer, httpConnections)));
             if (!transport.name().equals("epoll")) {
                 LOG.log(Level.INFO, "epoll is not available ({0}); using Java NIO",
                         String.valueOf(Transport.epollUnavailabilityCause()));
@@ -185,7 +190,7 @@ public final class Usher implements AutoCloseable {
                     threads, transport.name(), Runtime.getRuntime().availableProcessors(),
                     machine > 0 ? ", on the machine: " + machine : "", config.sites().size(), config.source());
             Usher usher = new Usher(loops, pools, services, routes, secureRoutes, certificates, http, https,
-                    secureConnections, transport, answers, limiter, compression, retry, filePoll, observer,
+                    connections, transport, answers, limiter, compression, retry, filePoll, observer,
                     httpConnections, metrics, accessLog);
             if (metrics != null) {
                 metrics.with(new ServerMetrics(usher));
@@ -270,6 +275,11 @@ public final class Usher implements AutoCloseable {
         return reloads;
     }
 
+    /** {@code 10 s}, {@code 1500 ms}. */
+    static String describe(Duration grace) {
+        return grace.toMillis() % 1000 == 0 ? grace.toSeconds() + " s" : grace.toMillis() + " ms";
+    }
+
     static String hostPort(InetSocketAddress address) {
         String host = address.getAddress().isAnyLocalAddress() ? "*" : address.getAddress().getHostAddress();
         return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + address.getPort();
@@ -315,12 +325,36 @@ public final class Usher implements AutoCloseable {
         return certificates;
     }
 
-    /** Stops accepting, closes backend pools and ends the event loops (open connections are cut). */
+    /** Client connections open now (both listeners; the admin endpoint's are not counted). */
+    public int openConnections() {
+        return connections.size();
+    }
+
+    /**
+     * Stops gracefully and logs one line about it: stops accepting on every listener, closes idle connections, lets
+     * requests in flight finish for at most {@code grace} (an HTTP/1.1 connection closes after its response, sent
+     * with {@code Connection: close}; HTTP/2 sends GOAWAY and finishes its open streams; a websocket is sent a close
+     * frame with status 1001), then cuts whatever is still open and ends the event loops. Returns when all is
+     * stopped. Only the first call of this or {@link #close} does anything.
+     */
+    public void shutdown(Duration grace) {
+        stop(grace, true);
+    }
+
+    /** Stops like {@link #shutdown} with a grace period of one second, and without logging. */
     @Override
     public void close() {
+        stop(CLOSE_GRACE, false);
+    }
+
+    private void stop(Duration grace, boolean report) {
+        if (!stopped.compareAndSet(false, true)) {
+            return;
+        }
         synchronized (this) {
             closed = true; // waits for a reload in progress; none starts after
         }
+        long deadline = System.nanoTime() + grace.toNanos();
         if (admin != null) {
             admin.close();
         }
@@ -328,10 +362,16 @@ public final class Usher implements AutoCloseable {
         if (https != null) {
             https.close();
         }
-        // Closing through the pipeline lets HTTP/2 connections send GOAWAY before the event loops stop (a loop
-        // shutting down would cut them without a word). In-flight streams get a moment; graceful draining with a
-        // configurable grace period is the job of the shutdown signal handling.
-        secureConnections.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
+        Connections.Summary drained = connections.drain(DRAIN_ASK.compareTo(grace) < 0 ? DRAIN_ASK : grace);
+        if (report) {
+            LOG.log(Level.INFO, "stopping: {0} connections, {1} requests in flight{2}, grace {3}",
+                    drained.connections(), drained.requestsInFlight(),
+                    drained.upgraded() == 0 ? "" : ", " + drained.upgraded() + " websocket/upgraded",
+                    describe(grace));
+        }
+        if (!connections.awaitClosed(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))) && report) {
+            LOG.log(Level.INFO, "grace period over: cutting {0} connection(s)", connections.size());
+        }
         routes.get().close();
         if (secureRoutes != null) {
             secureRoutes.get().close();

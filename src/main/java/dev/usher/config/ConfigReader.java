@@ -42,8 +42,9 @@ final class ConfigReader {
     private static final Keys LISTEN = Keys.of("http", "https")
             .withAliases(Map.of("tls", "https", "ssl", "https", "plain", "http"));
     private static final Keys ADMIN = Keys.of("listen").withAliases(Map.of("address", "listen", "bind", "listen"));
-    private static final Keys TIMEOUTS = Keys.of("connect", "response", "header", "idle")
-            .withAliases(Map.of("dial", "connect", "keepalive", "idle", "keep_alive", "idle"))
+    private static final Keys TIMEOUTS = Keys.of("connect", "response", "header", "idle", "shutdown")
+            .withAliases(Map.of("dial", "connect", "keepalive", "idle", "keep_alive", "idle", "grace", "shutdown",
+                    "shutdown_grace", "shutdown", "drain", "shutdown"))
             .withMisplaced(Map.of(
                     "read", "\"read\" can only be set per site, under timeouts: in a site",
                     "write", "\"write\" can only be set per site, under timeouts: in a site",
@@ -237,7 +238,20 @@ final class ConfigReader {
                 "a mapping of timeouts (" + String.join(", ", TIMEOUTS.allowed()) + ")", TIMEOUTS);
         Timeouts d = Timeouts.DEFAULTS;
         return new Timeouts(duration(fields, "connect", d.connect()), duration(fields, "response", d.response()),
-                duration(fields, "header", d.header()), duration(fields, "idle", d.idle()));
+                duration(fields, "header", d.header()), duration(fields, "idle", d.idle()),
+                shutdownGrace(fields.get("shutdown")));
+    }
+
+    private Duration shutdownGrace(Field field) {
+        if (field == null) {
+            return Timeouts.DEFAULT_SHUTDOWN;
+        }
+        Optional<Duration> grace = values.duration(field);
+        if (grace.isPresent() && grace.get().compareTo(Timeouts.MAX_SHUTDOWN) > 0) {
+            walker.error(field.value(), field.path(), "too long; the shutdown grace period is at most 1h");
+            return Timeouts.DEFAULT_SHUTDOWN;
+        }
+        return grace.orElse(Timeouts.DEFAULT_SHUTDOWN);
     }
 
     private Duration duration(Map<String, Field> fields, String key, Duration fallback) {

@@ -84,7 +84,8 @@ final class SitesReader {
             .withAliases(Map.of("dial", "connect", "ws", "websocket", "websocket_idle", "websocket",
                     "upgrade", "websocket", "tunnel", "websocket"))
             .withMisplaced(Map.of(
-                    "header", "\"header\" can only be set for all sites, under the top-level timeouts:"));
+                    "header", "\"header\" can only be set for all sites, under the top-level timeouts:",
+                    "shutdown", "\"shutdown\" can only be set for all sites, under the top-level timeouts:"));
 
     /** Where a normalised site name was first seen. */
     private record FirstSeen(String raw, int line) {

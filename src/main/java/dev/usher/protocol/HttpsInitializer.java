@@ -12,17 +12,11 @@ import io.netty.channel.ChannelInitializer;
 public final class HttpsInitializer extends ChannelInitializer<Channel> {
     private final ConnectionLimiter limiter;
     private final ChannelHandler tls;
-    private final io.netty.channel.group.ChannelGroup connections;
 
-    /**
-     * @param tls         a sharable handler (a {@code ChannelInitializer}) that sets up TLS on each connection
-     * @param connections where open connections are kept, so that shutdown can end each one properly (GOAWAY)
-     */
-    public HttpsInitializer(ConnectionLimiter limiter, ChannelHandler tls,
-                            io.netty.channel.group.ChannelGroup connections) {
+    /** @param tls a sharable handler (a {@code ChannelInitializer}) that sets up TLS on each connection */
+    public HttpsInitializer(ConnectionLimiter limiter, ChannelHandler tls) {
         this.limiter = limiter;
         this.tls = tls;
-        this.connections = connections;
     }
 
     @Override
@@ -31,7 +25,6 @@ public final class HttpsInitializer extends ChannelInitializer<Channel> {
             ch.close();
             return;
         }
-        connections.add(ch);
         ch.pipeline().addLast("first-read", FirstRead.INSTANCE).addLast("tls-setup", tls);
     }
 

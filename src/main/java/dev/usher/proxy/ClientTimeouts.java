@@ -72,6 +72,11 @@ public final class ClientTimeouts extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** True while the connection waits for a request and no byte of one has arrived yet. */
+    boolean betweenRequests() {
+        return phase == Phase.IDLE;
+    }
+
     /** A whole request head arrived: no client-side limit until {@link #awaitRequest()}. */
     void busy() {
         if (phase != Phase.CLOSING) {

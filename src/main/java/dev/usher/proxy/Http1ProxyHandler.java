@@ -58,6 +58,8 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
     private RequestDispatch dispatch;
     private ProxyExchange exchange;
     private boolean closing;
+    /** Usher is stopping: no request after the current one (see {@link DrainEvent}). */
+    private boolean draining;
 
     /**
      * @param routes   the current route table, read once per request
@@ -139,6 +141,34 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
     }
 
     @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof DrainEvent drain) {
+            drain(drain);
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    /**
+     * Shutdown: an idle connection closes now; one serving a request (or receiving one: its first bytes came)
+     * answers it with {@code Connection: close} and then closes. Pipelined requests after it are not served.
+     */
+    private void drain(DrainEvent event) {
+        boolean busy = exchange != null || !later.isEmpty() || !timeouts.betweenRequests();
+        event.claim(busy && !closing ? 1 : 0);
+        if (draining || closing) {
+            return;
+        }
+        draining = true;
+        if (exchange != null) {
+            exchange.closeAfterResponse();
+        } else if (!busy) {
+            closing = true;
+            ctx.close();
+        }
+    }
+
+    @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         // Resets and broken pipes from clients are routine on the internet; nothing to report.
         ctx.close();
@@ -186,7 +216,8 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
             respond(HttpResponseStatus.BAD_REQUEST, true);
             return;
         }
-        dispatch.dispatch(request, host, HttpUtil.isKeepAlive(request), http10, hasBody, isUpgrade(headers));
+        dispatch.dispatch(request, host, HttpUtil.isKeepAlive(request) && !draining, http10, hasBody,
+                isUpgrade(headers));
     }
 
     @Override
@@ -235,6 +266,7 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
     /** Answers the current request with {@code response}; closes after it when {@code close}. */
     @Override
     public void respond(FullHttpResponse response, boolean close) {
+        close |= draining;
         if (close) {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
@@ -256,7 +288,7 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
             return;
         }
         exchange = null;
-        if (closeConnection || closing) {
+        if (closeConnection || closing || draining) {
             closing = true;
             releaseLater();
             timeouts.closeSoon();
@@ -313,6 +345,10 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
             pipeline.remove(COMPRESSOR_NAME);
         }
         pipeline.remove(CODEC_NAME);
+        if (draining) {
+            // Upgraded while Usher stops: the relay ends itself like the others (once the backend side is set up).
+            ctx.executor().execute(() -> pipeline.fireUserEventTriggered(new DrainEvent()));
+        }
     }
 
     private void releaseLater() {

@@ -121,6 +121,14 @@ final class ProxyExchange implements UpstreamListener {
         return route.site().traffic().keepAliveIdle().toNanos();
     }
 
+    /**
+     * Usher is stopping: this response ends the connection. A response head not yet sent says so with
+     * {@code Connection: close}; one already sent is simply followed by the close.
+     */
+    void closeAfterResponse() {
+        closeClientAfter = true;
+    }
+
     /** True when a body follows the request head. */
     boolean hasBody() {
         return hasBody;
@@ -505,7 +513,8 @@ final class ProxyExchange implements UpstreamListener {
         Channel clientChannel = ctx.channel();
         handler.switchToRelay(backend, route.site().traffic().websocketIdle());
         ChannelPipeline backendPipeline = backend.pipeline();
-        backendPipeline.replace("upstream", "relay", new RawRelay(clientChannel));
+        boolean websocket = protocol != null && protocol.toString().trim().equalsIgnoreCase("websocket");
+        backendPipeline.replace("upstream", "relay", new RawRelay(clientChannel, websocket));
         backendPipeline.remove("http");
     }
 

@@ -67,7 +67,7 @@ class ConfigLoaderTest {
     @Test
     void sitesInheritGlobalValuesAndOverrideThemOneByOne() throws Exception {
         UsherConfig config = parse("""
-                timeouts: {connect: 3s, response: 2m, header: 4s, idle: 90s}
+                timeouts: {connect: 3s, response: 2m, header: 4s, idle: 90s, shutdown: 30s}
                 limits: {max_body: 1MB, header_size: 8k, connections: 50}
                 sites:
                   inherit.example.com: app:80
@@ -78,7 +78,7 @@ class ConfigLoaderTest {
                 """);
 
         assertThat(config.timeouts()).isEqualTo(new Timeouts(Duration.ofSeconds(3), Duration.ofMinutes(2),
-                Duration.ofSeconds(4), Duration.ofSeconds(90)));
+                Duration.ofSeconds(4), Duration.ofSeconds(90), Duration.ofSeconds(30)));
         assertThat(config.limits()).isEqualTo(new Limits(8192, 1_000_000, 50));
         assertThat(config.sites()).extracting(Site::name, Site::maxBody, Site::connectTimeout, Site::responseTimeout)
                 .containsExactly(

@@ -236,6 +236,28 @@ class LocalCaHttpsTest {
         }
     }
 
+    @Test
+    void aGracefulShutdownSendsGoawayAndLetsTheOpenStreamFinish() throws Exception {
+        Usher other = startUsherOnEphemeralPorts();
+        try (RawH2Client client = new RawH2Client(other.httpsAddress().getPort())) {
+            client.await(RawH2Client.SETTINGS);
+            client.headers(1, new io.netty.handler.codec.http2.DefaultHttp2Headers().method("GET").scheme("https")
+                    .authority("127.0.0.1").path("/?wait=1s"), true);
+            Thread.sleep(300);
+            long start = System.nanoTime();
+            Thread stopping = Thread.ofVirtual().start(() -> other.shutdown(Duration.ofSeconds(10)));
+            RawH2Client.Frame goaway = client.await(RawH2Client.GOAWAY);
+            assertThat(goaway.type()).isEqualTo(RawH2Client.GOAWAY);
+            assertThat(goaway.errorCode()).isZero();
+            RawH2Client.Frame answer = client.await(RawH2Client.HEADERS);
+            assertThat(answer.stream()).isEqualTo(1);
+            assertThat(client.decode(answer).status().toString()).isEqualTo("200");
+            stopping.join(5000);
+            assertThat(stopping.isAlive()).isFalse();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+        }
+    }
+
     private static Usher startUsherOnEphemeralPorts() throws Exception {
         String yaml = """
                 listen: {http: "127.0.0.1:0", https: "127.0.0.1:0"}
