@@ -61,13 +61,12 @@ final class CertificateCommands {
                     + "under " + config.dataDir().resolve("certificates"));
             return 1;
         }
-        String host = admin.host().indexOf(':') >= 0 ? "[" + admin.host() + "]" : admin.host();
-        URI uri = URI.create("http://" + host + ":" + admin.port() + "/certificates/"
-                + URLEncoder.encode(name, StandardCharsets.UTF_8) + "/renew");
+        HttpRequest request = AdminRequests.post(admin, "/certificates/"
+                + URLEncoder.encode(name, StandardCharsets.UTF_8) + "/renew", Duration.ofMinutes(5));
+        URI uri = request.uri();
         try {
             HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-            HttpResponse<String> response = client.send(HttpRequest.newBuilder(uri).timeout(Duration.ofMinutes(5))
-                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() == 200) {
                 out.println("usher renew: " + name + ": new certificate in service: " + response.body().strip());
                 return 0;

@@ -78,13 +78,11 @@ final class ReloadCommand {
     }
 
     private int ask(Path file, ListenAddress admin) {
-        String host = admin.host().isEmpty() ? "127.0.0.1"
-                : admin.host().indexOf(':') >= 0 ? "[" + admin.host() + "]" : admin.host();
-        URI uri = URI.create("http://" + host + ":" + admin.port() + "/reload");
+        HttpRequest request = AdminRequests.post(admin, "/reload", Duration.ofMinutes(1));
+        URI uri = request.uri();
         try {
             HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-            HttpResponse<String> response = client.send(HttpRequest.newBuilder(uri).timeout(Duration.ofMinutes(1))
-                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
             String body = response.body().strip();
             if (response.statusCode() == 200) {
                 Matcher summary = SUMMARY.matcher(body);

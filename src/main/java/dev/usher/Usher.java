@@ -241,7 +241,8 @@ public final class Usher implements AutoCloseable {
 
     /** Binds the admin endpoint; it asks this Usher for the current certificates and reloader on each request. */
     AdminListener bindAdmin(ListenAddress address) throws ListenException {
-        return AdminListener.bind(address, transport, loops, () -> certificates, () -> reloader, metrics);
+        return AdminListener.bind(address, transport, loops, () -> certificates, () -> reloader, metrics,
+                () -> routes.get().config().adminSecret());
     }
 
     /**

@@ -39,15 +39,18 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private final Supplier<CertManager> certificateSource;
     private final Supplier<Reloader> reloader;
     private final Metrics metrics;
+    private final AdminSecret secret;
 
     /**
      * Both suppliers may give null: no HTTPS served; not started from a config file. {@code metrics}: null for none
-     * (404).
+     * (404). {@code secret}: checks the token each request must carry when a secret is configured.
      */
-    AdminHandler(Supplier<CertManager> certificates, Supplier<Reloader> reloader, Metrics metrics) {
+    AdminHandler(Supplier<CertManager> certificates, Supplier<Reloader> reloader, Metrics metrics,
+                 AdminSecret secret) {
         this.certificateSource = certificates;
         this.reloader = reloader;
         this.metrics = metrics;
+        this.secret = secret;
     }
 
     @Override
@@ -57,11 +60,44 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         String origin = request.headers().get(HttpHeaderNames.ORIGIN);
         // A browser sends Origin with every POST: only a page served by this endpoint itself may write (any other
         // page, even one on localhost, is a cross-site request). Tools like usher renew send none.
-        if (!LoopbackHosts.isLoopbackHost(host) || origin != null && !origin.equalsIgnoreCase("http://" + host)) {
-            send(ctx, HttpResponseStatus.FORBIDDEN, Json.error("the admin endpoint answers only requests made to "
-                    + "localhost"), keepAlive);
+        if (origin != null && !origin.equalsIgnoreCase("http://" + host) && !origin.equalsIgnoreCase("https://" + host)) {
+            send(ctx, HttpResponseStatus.FORBIDDEN, Json.error("cross-site requests are refused"), keepAlive);
             return;
         }
+        if (!secret.required()) {
+            // Without a secret the endpoint is on loopback, and a page that rebinds its own name to 127.0.0.1 must
+            // not reach it: only requests addressed to a loopback name are served.
+            if (!LoopbackHosts.isLoopbackHost(host)) {
+                send(ctx, HttpResponseStatus.FORBIDDEN, Json.error("the admin endpoint answers only requests made "
+                        + "to localhost"), keepAlive);
+                return;
+            }
+            route(ctx, request, keepAlive);
+            return;
+        }
+        request.retain();
+        ctx.channel().config().setAutoRead(false);
+        secret.check(request.headers().get(HttpHeaderNames.AUTHORIZATION)).whenComplete((ok, failure) ->
+                ctx.executor().execute(() -> {
+                    try {
+                        ctx.channel().config().setAutoRead(true);
+                        if (Boolean.TRUE.equals(ok)) {
+                            route(ctx, request, keepAlive);
+                        } else {
+                            FullHttpResponse refused = response(HttpResponseStatus.UNAUTHORIZED,
+                                    "application/json", (Json.error("this admin endpoint needs its secret: "
+                                            + "Authorization: Bearer <secret>") + "\n")
+                                            .getBytes(StandardCharsets.UTF_8), keepAlive);
+                            refused.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer realm=\"usher admin\"");
+                            write(ctx, refused, keepAlive);
+                        }
+                    } finally {
+                        request.release();
+                    }
+                }));
+    }
+
+    private void route(ChannelHandlerContext ctx, FullHttpRequest request, boolean keepAlive) {
         CertManager certificates = certificateSource.get(); // a reload may start HTTPS
         String path = request.uri();
         int query = path.indexOf('?');
@@ -153,6 +189,11 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private static void send(ChannelHandlerContext ctx, HttpResponseStatus status, String contentType, byte[] body,
                              boolean keepAlive) {
+        write(ctx, response(status, contentType, body, keepAlive), keepAlive);
+    }
+
+    private static FullHttpResponse response(HttpResponseStatus status, String contentType, byte[] body,
+                                             boolean keepAlive) {
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
                 Unpooled.wrappedBuffer(body));
         response.headers()
@@ -160,6 +201,10 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 .set(HttpHeaderNames.CONTENT_LENGTH, body.length)
                 .set(HttpHeaderNames.CACHE_CONTROL, "no-store");
         HttpUtil.setKeepAlive(response, keepAlive);
+        return response;
+    }
+
+    private static void write(ChannelHandlerContext ctx, FullHttpResponse response, boolean keepAlive) {
         var written = ctx.writeAndFlush(response);
         if (!keepAlive) {
             written.addListener(ChannelFutureListener.CLOSE);

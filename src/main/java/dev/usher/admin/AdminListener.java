@@ -37,10 +37,13 @@ public final class AdminListener implements AutoCloseable {
      * @param certificates the certificate manager, or null when Usher serves no HTTPS
      * @param reloader     what {@code POST /reload} runs, or null when Usher was not started from a file
      * @param metrics      what {@code GET /metrics} serves, or null for none
+     * @param secretHash   the bcrypt hash of the secret every request must carry, or null for none (asked per
+     *                     request: a reload may change it)
      */
     public static AdminListener bind(ListenAddress address, Transport transport, EventLoopGroup loops,
                                      Supplier<CertManager> certificates, Supplier<Reloader> reloader,
-                                     Metrics metrics) throws ListenException {
+                                     Metrics metrics, Supplier<String> secretHash) throws ListenException {
+        AdminSecret secret = new AdminSecret(secretHash, task -> Thread.ofVirtual().name("admin-secret").start(task));
         return new AdminListener(HttpListener.bind(address, transport, loops, new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
@@ -49,7 +52,7 @@ public final class AdminListener implements AutoCloseable {
                         .addLast(new ReadTimeoutHandler(60))
                         .addLast(new HttpServerCodec())
                         .addLast(new HttpObjectAggregator(MAX_REQUEST))
-                        .addLast(new AdminHandler(certificates, reloader, metrics));
+                        .addLast(new AdminHandler(certificates, reloader, metrics, secret));
             }
         }));
     }

@@ -41,7 +41,8 @@ final class ConfigReader {
             .withMisplaced(misplacedAtTop());
     private static final Keys LISTEN = Keys.of("http", "https")
             .withAliases(Map.of("tls", "https", "ssl", "https", "plain", "http"));
-    private static final Keys ADMIN = Keys.of("listen").withAliases(Map.of("address", "listen", "bind", "listen"));
+    private static final Keys ADMIN = Keys.of("listen", "secret").withAliases(Map.of("address", "listen",
+            "bind", "listen", "password", "secret", "token", "secret", "api_key", "secret"));
     private static final Keys TIMEOUTS = Keys.of("connect", "response", "header", "idle", "shutdown")
             .withAliases(Map.of("dial", "connect", "keepalive", "idle", "keep_alive", "idle", "grace", "shutdown",
                     "shutdown_grace", "shutdown", "drain", "shutdown"))
@@ -92,9 +93,11 @@ final class ConfigReader {
                 .flatMap(f -> values.cidrs(f, true, "")).orElse(List.of());
         AcmeSettings acme = new AcmeReader(walker, values, baseDir).read(section(top.get("email")),
                 section(top.get("acme")));
-        ListenAddress admin = top.containsKey("admin") ? admin(top.get("admin")) : UsherConfig.DEFAULT_ADMIN;
+        AdminSetting adminSetting = top.containsKey("admin") ? admin(top.get("admin"))
+                : new AdminSetting(UsherConfig.DEFAULT_ADMIN, null);
+        ListenAddress admin = adminSetting.listen();
         return new UsherConfig(source, listen, data, timeouts, limits, sites, trustedProxies, acme, admin,
-                accessLog);
+                accessLog, adminSetting.secret());
     }
 
     /** Keys of other sections written at the top, each with where it belongs. */
@@ -147,33 +150,51 @@ final class ConfigReader {
         return listenAddress(field).orElse(null);
     }
 
+    /** Where the admin endpoint listens (null: off) and the bcrypt hash of its secret (null: none). */
+    private record AdminSetting(ListenAddress listen, String secret) {
+    }
+
     /**
-     * {@code admin: off}, {@code admin: "127.0.0.1:2019"} or {@code admin: {listen: ...}}. The endpoint has no
-     * password, so only a loopback address is accepted: from elsewhere, reach it through an SSH tunnel.
+     * {@code admin: off}, {@code admin: "127.0.0.1:2019"} or {@code admin: {listen: ..., secret: BCRYPT}}. Without
+     * a secret only a loopback address is accepted (reach it through an SSH tunnel); with one, any address, and
+     * every request must carry the secret.
      */
-    private ListenAddress admin(Field field) {
+    private AdminSetting admin(Field field) {
         Node node = field.value();
         if (NodeWalker.isNull(node)) {
-            return UsherConfig.DEFAULT_ADMIN;
+            return new AdminSetting(UsherConfig.DEFAULT_ADMIN, null);
         }
         Field address = field;
+        String secret = null;
+        boolean secretGiven = false;
         if (node instanceof org.snakeyaml.engine.v2.nodes.MappingNode) {
-            address = walker.fields(node, field.path(), "a mapping such as {listen: \"127.0.0.1:2019\"}",
-                    ADMIN).get("listen");
+            Map<String, Field> fields = walker.fields(node, field.path(),
+                    "a mapping such as {listen: \"127.0.0.1:2019\", secret: \"$2y$10$...\"}", ADMIN);
+            Field secretField = fields.get("secret");
+            if (secretField != null) {
+                secretGiven = true;
+                secret = walker.text(secretField.value(), secretField.path(), "a bcrypt hash in quotes, such as "
+                        + "\"$2y$10$...\" (usher hash-password makes one)", NodeWalker.STRING)
+                        .flatMap(text -> values.parse(secretField.value(), secretField.path(),
+                                () -> AccessReader.checkHash(text)))
+                        .orElse(null);
+            }
+            address = fields.get("listen");
             if (address == null) {
-                return UsherConfig.DEFAULT_ADMIN;
+                return new AdminSetting(UsherConfig.DEFAULT_ADMIN, secret);
             }
         }
         ListenAddress listen = addressOrOff(address, "\"127.0.0.1:2019\"");
         if (listen == null) {
-            return null;
+            return new AdminSetting(null, null);
         }
-        if (!listen.host().equals("127.0.0.1") && !listen.host().equals("::1") && !listen.host().startsWith("127.")) {
-            walker.error(address.value(), address.path(), "the admin endpoint has no password, so it listens on a "
-                    + "loopback address only (127.0.0.1 or [::1]); reach it from elsewhere through an SSH tunnel");
-            return UsherConfig.DEFAULT_ADMIN;
+        boolean loopback = listen.host().equals("::1") || listen.host().startsWith("127.");
+        if (!loopback && !secretGiven) {
+            walker.error(address.value(), address.path(), "the admin endpoint listens on a loopback address only "
+                    + "(127.0.0.1 or [::1]) unless it has a secret: add secret: \"<bcrypt hash>\" (usher "
+                    + "hash-password makes one), or reach it through an SSH tunnel");
         }
-        return listen;
+        return new AdminSetting(listen, secret);
     }
 
     /**

@@ -16,12 +16,15 @@ import java.util.List;
  * @param trustedProxies networks whose {@code X-Forwarded-For} (and {@code CF-Connecting-IP}) Usher believes;
  *                       empty: the client is the TCP peer, always
  * @param acme     the ACME CA and how to talk to it ({@code email:} and {@code acme:})
- * @param admin    where the admin endpoint listens ({@code admin:}; loopback only), or null when off
+ * @param admin    where the admin endpoint listens ({@code admin:}), or null when off; a non-loopback address only
+ *                 with a secret
  * @param accessLog the top-level {@code access_log:} (sites carry their effective choice in {@link Site#accessLog})
+ * @param adminSecret bcrypt hash of the token every admin request must carry ({@code admin: {secret: ...}}), or
+ *                 null for none (then the endpoint is on loopback only)
  */
 public record UsherConfig(String source, Listen listen, Path dataDir, Timeouts timeouts, Limits limits,
                           List<Site> sites, List<Cidr> trustedProxies, AcmeSettings acme, ListenAddress admin,
-                          AccessLogSetting accessLog) {
+                          AccessLogSetting accessLog, String adminSecret) {
     /** The admin endpoint's default address. */
     public static final ListenAddress DEFAULT_ADMIN = new ListenAddress("127.0.0.1", 2019);
 
@@ -35,6 +38,13 @@ public record UsherConfig(String source, Listen listen, Path dataDir, Timeouts t
     public UsherConfig(String source, Listen listen, Path dataDir, Timeouts timeouts, Limits limits,
                        List<Site> sites, List<Cidr> trustedProxies, AcmeSettings acme, ListenAddress admin) {
         this(source, listen, dataDir, timeouts, limits, sites, trustedProxies, acme, admin, AccessLogSetting.OFF);
+    }
+
+    /** A config whose admin endpoint needs no secret. */
+    public UsherConfig(String source, Listen listen, Path dataDir, Timeouts timeouts, Limits limits,
+                       List<Site> sites, List<Cidr> trustedProxies, AcmeSettings acme, ListenAddress admin,
+                       AccessLogSetting accessLog) {
+        this(source, listen, dataDir, timeouts, limits, sites, trustedProxies, acme, admin, accessLog, null);
     }
 
     public UsherConfig {

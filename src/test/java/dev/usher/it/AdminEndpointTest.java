@@ -88,4 +88,35 @@ class AdminEndpointTest {
         assertThat(unknown.body()).contains("no HTTPS site named nope.localhost");
         assertThat(send("GET /renew HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").status()).isEqualTo(404);
     }
+
+    @Test
+    void withASecretEveryRequestMustCarryItAndAnyHostNameIsServed() throws Exception {
+        String hash = org.bouncycastle.crypto.generators.OpenBSDBCrypt.generate("s3cret-token".toCharArray(),
+                new byte[16], 4);
+        try (Usher guarded = Usher.start(ConfigLoader.parse("""
+                listen: {http: "127.0.0.1:0", https: off}
+                admin: {listen: "0.0.0.0:0", secret: "%s"}
+                sites:
+                  app.example.com: 127.0.0.1:9
+                """.formatted(hash), "secret.yaml"), 1)) {
+            int port = guarded.adminAddress().getPort();
+            java.util.function.Function<String, RawHttp.Response> get = extra -> {
+                try (RawHttp raw = new RawHttp(port)) {
+                    return raw.send("GET /health HTTP/1.1\r\nHost: admin.example.net:2019\r\n" + extra + "\r\n")
+                            .read();
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            };
+            RawHttp.Response none = get.apply("");
+            assertThat(none.status()).isEqualTo(401);
+            assertThat(none.headers().get("www-authenticate")).startsWith("Bearer");
+            assertThat(get.apply("Authorization: Bearer wrong\r\n").status()).isEqualTo(401);
+            assertThat(get.apply("Authorization: Bearer s3cret-token\r\n").status()).isEqualTo(200);
+            String basic = java.util.Base64.getEncoder().encodeToString("admin:s3cret-token".getBytes());
+            assertThat(get.apply("Authorization: Basic " + basic + "\r\n").status()).isEqualTo(200);
+            assertThat(get.apply("Authorization: Bearer s3cret-token\r\nOrigin: http://evil.example\r\n")
+                    .status()).as("cross-site, even with the secret").isEqualTo(403);
+        }
+    }
 }

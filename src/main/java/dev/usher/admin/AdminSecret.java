@@ -1,0 +1,96 @@
+package dev.usher.admin;
+
+import org.bouncycastle.crypto.generators.OpenBSDBCrypt;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+
+/**
+ * Checks the token an admin request carries ({@code Authorization: Bearer TOKEN}, or HTTP Basic with the token as
+ * the password) against the configured bcrypt hash. bcrypt takes tens of milliseconds on purpose, so it runs on a
+ * virtual thread, never on an event loop; a token that matched is remembered (by its SHA-256) so that a tool
+ * polling the endpoint pays once.
+ */
+final class AdminSecret {
+    private static final int REMEMBERED = 16;
+
+    private final Supplier<String> hash;
+    private final Executor executor;
+    /** SHA-256 of a token that matched → the hash it matched (a changed secret forgets it). */
+    private final Map<String, String> verified = new ConcurrentHashMap<>();
+
+    /** {@code hash}: the current bcrypt hash, or null when the endpoint needs no secret (read per request). */
+    AdminSecret(Supplier<String> hash, Executor executor) {
+        this.hash = hash;
+        this.executor = executor;
+    }
+
+    /** True when a secret is configured. */
+    boolean required() {
+        return hash.get() != null;
+    }
+
+    /** Completes with whether {@code authorization} (the header's value, or null) carries the secret. */
+    CompletableFuture<Boolean> check(String authorization) {
+        String expected = hash.get();
+        String token = token(authorization);
+        if (expected == null) {
+            return CompletableFuture.completedFuture(true);
+        }
+        if (token == null || token.isEmpty() || token.length() > 256) {
+            return CompletableFuture.completedFuture(false);
+        }
+        String digest = sha256(token);
+        if (expected.equals(verified.get(digest))) {
+            return CompletableFuture.completedFuture(true);
+        }
+        return CompletableFuture.supplyAsync(() -> {
+            boolean ok = OpenBSDBCrypt.checkPassword(expected, token.toCharArray());
+            if (ok) {
+                if (verified.size() >= REMEMBERED) {
+                    verified.clear();
+                }
+                verified.put(digest, expected);
+            }
+            return ok;
+        }, executor);
+    }
+
+    private static String token(String authorization) {
+        if (authorization == null) {
+            return null;
+        }
+        String value = authorization.strip();
+        if (value.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return value.substring(7).strip();
+        }
+        if (value.regionMatches(true, 0, "Basic ", 0, 6)) {
+            try {
+                String pair = new String(Base64.getDecoder().decode(value.substring(6).strip()),
+                        StandardCharsets.UTF_8);
+                int colon = pair.indexOf(':');
+                return colon < 0 ? null : pair.substring(colon + 1);
+            } catch (IllegalArgumentException e) {
+                return null;
+            }
+        }
+        return null;
+    }
+
+    private static String sha256(String token) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(token.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
