@@ -129,7 +129,7 @@ public final class Main {
             if (watcher != null) {
                 watcher.close();
             }
-            usher.shutdown(config.timeouts().shutdown());
+            usher.shutdown(usher.routes().get().config().timeouts().shutdown()); // as last reloaded
             closeQuietly(backend);
             stopped.countDown();
         };

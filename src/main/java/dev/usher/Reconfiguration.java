@@ -80,11 +80,20 @@ final class Reconfiguration {
     }
 
     private void prepare() throws ListenException {
+        // Metrics and the access log are set up once, at start (so that a server without them pays nothing).
+        if (next.admin() != null && usher.metrics() == null) {
+            LOG.log(Level.WARNING, "reload: the admin endpoint starts now, but /metrics only from the next start");
+        }
+        if (!next.accessLog().equals(old.accessLog()) || next.anyAccessLog() && usher.accessLog() == null) {
+            LOG.log(Level.WARNING, "reload: a changed access_log: setting takes effect at the next start (a site''s "
+                    + "own on/off follows reloads while some access log is open)");
+        }
         certificates = usher.certificates;
         secureRoutes = usher.secureRoutes;
         if (httpsNext || secureRoutes != null) {
             // Also when HTTPS is switched off: connections still open on the old listener then see the new sites.
-            secureTable = RouteTable.compileSecure(next, usher.pools, usher.services);
+            secureTable = RouteTable.compileSecure(next, usher.pools, usher.services,
+                    secureRoutes == null ? null : secureRoutes.get());
         }
         if (httpsNext) {
             if (certificates == null) {
@@ -111,8 +120,8 @@ final class Reconfiguration {
         HttpListener httpsNow = https != null ? https : httpsNext ? usher.https : null;
         plainTable = httpsNow != null
                 ? RouteTable.compilePlain(next, usher.pools, usher.services, httpsNow.address().getPort(),
-                usher.answers::http01)
-                : RouteTable.compile(next, usher.pools, usher.services);
+                usher.answers::http01, usher.routes.get())
+                : RouteTable.compile(next, usher.pools, usher.services, usher.routes.get());
         if (!next.listen().http().equals(old.listen().http())) {
             preparing = "listen.http";
             http = HttpListener.bind(next.listen().http(), usher.transport, usher.loops,

@@ -67,7 +67,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         if (!secret.required()) {
             // Without a secret the endpoint is on loopback, and a page that rebinds its own name to 127.0.0.1 must
             // not reach it: only requests addressed to a loopback name are served.
-            if (!LoopbackHosts.isLoopbackHost(host)) {
+            if (!LoopbackHosts.isLoopbackHost(host) || !fromLoopback(ctx)) {
                 send(ctx, HttpResponseStatus.FORBIDDEN, Json.error("the admin endpoint answers only requests made "
                         + "to localhost"), keepAlive);
                 return;
@@ -81,20 +81,30 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 ctx.executor().execute(() -> {
                     try {
                         ctx.channel().config().setAutoRead(true);
+                        // Closed after this answer: a request pipelined behind it must not be answered first.
                         if (Boolean.TRUE.equals(ok)) {
-                            route(ctx, request, keepAlive);
+                            route(ctx, request, false);
                         } else {
                             FullHttpResponse refused = response(HttpResponseStatus.UNAUTHORIZED,
                                     "application/json", (Json.error("this admin endpoint needs its secret: "
                                             + "Authorization: Bearer <secret>") + "\n")
-                                            .getBytes(StandardCharsets.UTF_8), keepAlive);
+                                            .getBytes(StandardCharsets.UTF_8), false);
                             refused.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer realm=\"usher admin\"");
-                            write(ctx, refused, keepAlive);
+                            write(ctx, refused, false);
                         }
                     } finally {
                         request.release();
                     }
                 }));
+    }
+
+    /**
+     * True when the peer is on this machine. Checked besides the Host header because a connection accepted while an
+     * earlier config had the endpoint on a public address (with a secret) outlives a reload that removed both.
+     */
+    private static boolean fromLoopback(ChannelHandlerContext ctx) {
+        return ctx.channel().remoteAddress() instanceof java.net.InetSocketAddress peer
+                && peer.getAddress() != null && peer.getAddress().isLoopbackAddress();
     }
 
     private void route(ChannelHandlerContext ctx, FullHttpRequest request, boolean keepAlive) {

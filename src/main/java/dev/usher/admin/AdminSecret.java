@@ -26,6 +26,8 @@ final class AdminSecret {
     private final Executor executor;
     /** SHA-256 of a token that matched → the hash it matched (a changed secret forgets it). */
     private final Map<String, String> verified = new ConcurrentHashMap<>();
+    /** One bcrypt at a time: a flood of wrong tokens must not take every CPU from the event loops. */
+    private final java.util.concurrent.Semaphore checking = new java.util.concurrent.Semaphore(1);
 
     /** {@code hash}: the current bcrypt hash, or null when the endpoint needs no secret (read per request). */
     AdminSecret(Supplier<String> hash, Executor executor) {
@@ -52,8 +54,16 @@ final class AdminSecret {
         if (expected.equals(verified.get(digest))) {
             return CompletableFuture.completedFuture(true);
         }
+        if (!checking.tryAcquire()) {
+            return CompletableFuture.completedFuture(false); // busy checking another token: refused, try again
+        }
         return CompletableFuture.supplyAsync(() -> {
-            boolean ok = OpenBSDBCrypt.checkPassword(expected, token.toCharArray());
+            boolean ok;
+            try {
+                ok = OpenBSDBCrypt.checkPassword(expected, token.toCharArray());
+            } finally {
+                checking.release();
+            }
             if (ok) {
                 if (verified.size() >= REMEMBERED) {
                     verified.clear();

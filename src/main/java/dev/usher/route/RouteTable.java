@@ -38,7 +38,17 @@ public final class RouteTable implements AutoCloseable {
      * {@code services} (both shared across generations).
      */
     public static RouteTable compile(UsherConfig config, UpstreamPools pools, RuleServices services) {
-        return compile(config, pools, services, site -> null);
+        return compile(config, pools, services, null);
+    }
+
+    /**
+     * As {@link #compile(UsherConfig, UpstreamPools, RuleServices)}, keeping the backend groups of {@code previous}
+     * (null: none) for sites whose backends and balancing did not change: a reload must not forget which backends
+     * are down.
+     */
+    public static RouteTable compile(UsherConfig config, UpstreamPools pools, RuleServices services,
+                                     RouteTable previous) {
+        return compile(config, pools, services, site -> null, previous);
     }
 
     /**
@@ -47,23 +57,36 @@ public final class RouteTable implements AutoCloseable {
      */
     public static RouteTable compilePlain(UsherConfig config, UpstreamPools pools, RuleServices services,
                                           int httpsPort, Function<String, String> keyAuthorizations) {
+        return compilePlain(config, pools, services, httpsPort, keyAuthorizations, null);
+    }
+
+    /** As the other {@code compilePlain}, keeping {@code previous}'s unchanged backend groups (see compile). */
+    public static RouteTable compilePlain(UsherConfig config, UpstreamPools pools, RuleServices services,
+                                          int httpsPort, Function<String, String> keyAuthorizations,
+                                          RouteTable previous) {
         return compile(config, pools, services, site -> site.https()
                 ? new Route(site, null, SiteRules.redirectToHttps(site, httpsPort, keyAuthorizations, services))
-                : null);
+                : null, previous);
     }
 
     /** The table for the HTTPS listener: only the sites served over HTTPS. */
     public static RouteTable compileSecure(UsherConfig config, UpstreamPools pools, RuleServices services) {
+        return compileSecure(config, pools, services, null);
+    }
+
+    /** As the other {@code compileSecure}, keeping {@code previous}'s unchanged backend groups (see compile). */
+    public static RouteTable compileSecure(UsherConfig config, UpstreamPools pools, RuleServices services,
+                                           RouteTable previous) {
         UsherConfig secure = new UsherConfig(config.source(), config.listen(), config.dataDir(), config.timeouts(),
                 config.limits(), config.sites().stream().filter(Site::https).toList(), config.trustedProxies(),
                 config.acme());
-        RouteTable table = compile(secure, pools, services, site -> null);
+        RouteTable table = compile(secure, pools, services, site -> null, previous);
         return new RouteTable(config, table.exact, table.wildcard);
     }
 
     /** {@code special}: a route to use instead of the site's own, or null for the site's own. */
     private static RouteTable compile(UsherConfig config, UpstreamPools pools, RuleServices services,
-                                      Function<Site, Route> special) {
+                                      Function<Site, Route> special, RouteTable previous) {
         Map<String, Route> exact = new HashMap<>();
         Map<String, Route> wildcard = new HashMap<>();
         for (Site site : config.sites()) {
@@ -75,8 +98,7 @@ public final class RouteTable implements AutoCloseable {
             }
             List<UpstreamPool> group = new ArrayList<>(site.upstreams().size());
             site.upstreams().forEach(u -> group.add(pools.pool(u)));
-            UpstreamGroup upstreams = group.isEmpty() ? null
-                    : new UpstreamGroup(site.name(), group, site.traffic().balancing());
+            UpstreamGroup upstreams = group.isEmpty() ? null : keptOrNew(previous, site, group);
             Route route = new Route(site, upstreams, SiteRules.compile(site, config.trustedProxies(), services));
             if (site.wildcard()) {
                 wildcard.put(site.name().substring(2), route);
@@ -85,6 +107,20 @@ public final class RouteTable implements AutoCloseable {
             }
         }
         return new RouteTable(config, Map.copyOf(exact), Map.copyOf(wildcard));
+    }
+
+    private static UpstreamGroup keptOrNew(RouteTable previous, Site site, List<UpstreamPool> group) {
+        UpstreamGroup old = previous == null ? null : previous.groupOf(site);
+        if (old != null && old.sameSetup(group, site.traffic().balancing()) && old.retain()) {
+            return old;
+        }
+        return new UpstreamGroup(site.name(), group, site.traffic().balancing());
+    }
+
+    /** The backend group this table has for {@code site}'s name, or null. */
+    private UpstreamGroup groupOf(Site site) {
+        Route route = site.wildcard() ? wildcard.get(site.name().substring(2)) : exact.get(site.name());
+        return route == null ? null : route.upstreams();
     }
 
     /** Every route of this table (exact names, then wildcards), for metrics and the admin API. */

@@ -54,6 +54,8 @@ public final class UpstreamGroup implements AutoCloseable {
     /** Guarded by {@code this}; start and close are rare, so a monitor is simplest. */
     private HealthChecker checker;
     private boolean closed;
+    /** Route tables using this group: a reload that keeps a site's backends shares it with the next table. */
+    private int owners = 1;
 
     /** A group without a site name (logs say just {@code backend host:port}). */
     public UpstreamGroup(List<UpstreamPool> pools, Balancing balancing) {
@@ -207,11 +209,38 @@ public final class UpstreamGroup implements AutoCloseable {
         return List.copyOf(out);
     }
 
-    /** Stops active health checks, if any. The pools stay open: they are shared across config generations. */
+    /**
+     * True when this group serves exactly these backends with this balancing, so a reloaded config can keep it (and
+     * what it knows: backends found down, failures in a row, requests in flight).
+     */
+    public boolean sameSetup(List<UpstreamPool> otherPools, Balancing otherBalancing) {
+        return pools.equals(otherPools)
+                && balancing.equals(otherBalancing != null ? otherBalancing : Balancing.DEFAULTS);
+    }
+
+    /**
+     * Registers one more route table using this group; each one calls {@link #close()} once. False when the group
+     * is already closed (it cannot be shared any more).
+     */
+    public synchronized boolean retain() {
+        if (closed) {
+            return false;
+        }
+        owners++;
+        return true;
+    }
+
+    /**
+     * Stops active health checks, if any, once no route table uses the group any more. The pools stay open: they
+     * are shared across config generations.
+     */
     @Override
     public void close() {
         HealthChecker c;
         synchronized (this) {
+            if (closed || --owners > 0) {
+                return;
+            }
             closed = true;
             c = checker;
             checker = null;
