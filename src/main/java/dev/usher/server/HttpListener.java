@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.ServerChannelRecvByteBufAllocator;
 
 import java.net.BindException;
 import java.net.InetSocketAddress;
@@ -13,6 +14,16 @@ import java.net.SocketException;
 
 /** One bound TCP listener. Accepted connections are spread over the same event loops that serve them. */
 public final class HttpListener implements AutoCloseable {
+    /**
+     * Connections accepted per wake-up of the listening socket. The listener shares its event loop with the
+     * connections it accepts, and a loop turn serving many busy connections can take milliseconds; Netty's epoll
+     * server channel stops after ONE accept per turn (its "maybe more data" test compares the new descriptor with
+     * 1), so a burst of 1,000 connects drained at about 80 per second and clients waited seconds in the accept queue
+     * (BENCHMARKS.md, Scaling). Accepting until the queue is empty or this many were taken keeps a burst short
+     * without letting the listener hold the loop for long (an accept and pipeline set-up cost a few microseconds).
+     */
+    static final int ACCEPTS_PER_TURN = 64;
+
     private final Channel channel;
 
     private HttpListener(Channel channel) {
@@ -27,6 +38,7 @@ public final class HttpListener implements AutoCloseable {
                 .channel(transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
+                .option(ChannelOption.RCVBUF_ALLOCATOR, acceptAllocator())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.AUTO_READ, false)
                 .childHandler(initializer);
@@ -38,6 +50,14 @@ public final class HttpListener implements AutoCloseable {
         } catch (Exception e) {
             throw new ListenException(explain(address, e), e);
         }
+    }
+
+    /** Takes up to {@link #ACCEPTS_PER_TURN} connections per wake-up, stopping early only when none is left. */
+    static ServerChannelRecvByteBufAllocator acceptAllocator() {
+        ServerChannelRecvByteBufAllocator allocator = new ServerChannelRecvByteBufAllocator();
+        allocator.maxMessagesPerRead(ACCEPTS_PER_TURN);
+        allocator.respectMaybeMoreData(false);
+        return allocator;
     }
 
     private static String explain(ListenAddress address, Exception e) {
