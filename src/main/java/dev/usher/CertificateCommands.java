@@ -32,20 +32,13 @@ final class CertificateCommands {
     }
 
     int renew(String[] args) {
-        String name = null;
-        Path file = Main.DEFAULT_CONFIG;
-        for (int i = 0; i < args.length; i++) {
-            if ((args[i].equals("--config") || args[i].equals("-c")) && i + 1 < args.length) {
-                file = Path.of(args[++i]);
-            } else if (args[i].startsWith("--config=")) {
-                file = Path.of(args[i].substring("--config=".length()));
-            } else if (!args[i].startsWith("-") && name == null) {
-                name = args[i].toLowerCase(java.util.Locale.ROOT);
-            } else {
-                err.println("usher: unknown option \"" + args[i] + "\"");
-                return 2;
-            }
+        CommandArguments arguments = CommandArguments.parse("renew", args, false, 1, err);
+        if (arguments == null) {
+            return 2;
         }
+        Path file = arguments.configOrDefault();
+        String name = arguments.words().isEmpty() ? null
+                : arguments.words().get(0).toLowerCase(java.util.Locale.ROOT);
         if (name == null) {
             err.println("usher renew: which site? usage: usher renew NAME [--config FILE]");
             return 2;
@@ -87,13 +80,12 @@ final class CertificateCommands {
     }
 
     int trust(String[] args) {
-        Path file = args.length == 2 && (args[0].equals("--config") || args[0].equals("-c")) ? Path.of(args[1])
-                : args.length == 1 && args[0].startsWith("--config=") ? Path.of(args[0].substring(9))
-                : args.length == 0 ? Main.DEFAULT_CONFIG : null;
-        if (file == null) {
-            err.println("usher trust: usage: usher trust [--config FILE]");
+        CommandArguments arguments = CommandArguments.parse("trust", args, false, 0, err);
+        if (arguments == null) {
+            err.println("usage: usher trust [--config FILE]");
             return 2;
         }
+        Path file = arguments.configOrDefault();
         UsherConfig config = java.nio.file.Files.exists(file) ? load(file) : defaults();
         if (config == null) {
             return 1;

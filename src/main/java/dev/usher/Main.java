@@ -84,7 +84,7 @@ public final class Main {
     }
 
     private int run(String[] args) {
-        Options options = Options.parse(args, err);
+        CommandArguments options = CommandArguments.parse("run", args, true, 0, err);
         if (options == null) {
             return 2;
         }
@@ -168,7 +168,7 @@ public final class Main {
     }
 
     private int check(String[] args) {
-        Options options = Options.parse(args, err);
+        CommandArguments options = CommandArguments.parse("check", args, false, 0, err);
         if (options == null) {
             return 2;
         }
@@ -262,31 +262,5 @@ public final class Main {
                     app1.example.com: app1:80
                     app2.example.com: 127.0.0.1:3000
                     http://plain.example.com: 127.0.0.1:8081""");
-    }
-
-    /** Options shared by {@code run} and {@code check}. */
-    private record Options(Path config, boolean debug) {
-        static Options parse(String[] args, PrintStream err) {
-            Path config = null;
-            boolean debug = false;
-            for (int i = 0; i < args.length; i++) {
-                String arg = args[i];
-                if (arg.equals("--config") || arg.equals("-c")) {
-                    if (i + 1 >= args.length) {
-                        err.println("usher: --config needs a file name");
-                        return null;
-                    }
-                    config = Path.of(args[++i]);
-                } else if (arg.startsWith("--config=")) {
-                    config = Path.of(arg.substring("--config=".length()));
-                } else if (arg.equals("--debug")) {
-                    debug = true;
-                } else {
-                    err.println("usher: unknown option \"" + arg + "\"");
-                    return null;
-                }
-            }
-            return new Options(config, debug);
-        }
     }
 }

@@ -42,17 +42,12 @@ final class ReloadCommand {
     }
 
     int run(String[] args) {
-        Path file = Main.DEFAULT_CONFIG;
-        for (int i = 0; i < args.length; i++) {
-            if ((args[i].equals("--config") || args[i].equals("-c")) && i + 1 < args.length) {
-                file = Path.of(args[++i]);
-            } else if (args[i].startsWith("--config=")) {
-                file = Path.of(args[i].substring("--config=".length()));
-            } else {
-                err.println("usher reload: unknown option \"" + args[i] + "\"; usage: usher reload [--config FILE]");
-                return 2;
-            }
+        CommandArguments arguments = CommandArguments.parse("reload", args, false, 0, err);
+        if (arguments == null) {
+            err.println("usage: usher reload [--config FILE]");
+            return 2;
         }
+        Path file = arguments.configOrDefault();
         UsherConfig config;
         try {
             config = ConfigLoader.load(file);

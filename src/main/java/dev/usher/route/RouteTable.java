@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * An immutable snapshot of host → route, compiled from one {@link UsherConfig}. Matching is exact first, then a
@@ -48,7 +49,7 @@ public final class RouteTable implements AutoCloseable {
      */
     public static RouteTable compile(UsherConfig config, UpstreamPools pools, RuleServices services,
                                      RouteTable previous) {
-        return compile(config, pools, services, site -> null, previous);
+        return compile(config, pools, services, site -> true, site -> null, previous);
     }
 
     /**
@@ -64,7 +65,7 @@ public final class RouteTable implements AutoCloseable {
     public static RouteTable compilePlain(UsherConfig config, UpstreamPools pools, RuleServices services,
                                           int httpsPort, Function<String, String> keyAuthorizations,
                                           RouteTable previous) {
-        return compile(config, pools, services, site -> site.https()
+        return compile(config, pools, services, site -> true, site -> site.https()
                 ? new Route(site, null, SiteRules.redirectToHttps(site, httpsPort, keyAuthorizations, services))
                 : null, previous);
     }
@@ -77,29 +78,28 @@ public final class RouteTable implements AutoCloseable {
     /** As the other {@code compileSecure}, keeping {@code previous}'s unchanged backend groups (see compile). */
     public static RouteTable compileSecure(UsherConfig config, UpstreamPools pools, RuleServices services,
                                            RouteTable previous) {
-        UsherConfig secure = new UsherConfig(config.source(), config.listen(), config.dataDir(), config.timeouts(),
-                config.limits(), config.sites().stream().filter(Site::https).toList(), config.trustedProxies(),
-                config.acme());
-        RouteTable table = compile(secure, pools, services, site -> null, previous);
-        return new RouteTable(config, table.exact, table.wildcard);
+        return compile(config, pools, services, Site::https, site -> null, previous);
     }
 
-    /** {@code special}: a route to use instead of the site's own, or null for the site's own. */
+    /**
+     * @param serves  which of the config's sites this listener serves at all
+     * @param special a route to use instead of the site's own, or null for the site's own
+     */
     private static RouteTable compile(UsherConfig config, UpstreamPools pools, RuleServices services,
-                                      Function<Site, Route> special, RouteTable previous) {
+                                      Predicate<Site> serves, Function<Site, Route> special, RouteTable previous) {
         Map<String, Route> exact = new HashMap<>();
         Map<String, Route> wildcard = new HashMap<>();
         for (Site site : config.sites()) {
-            Route instead = special.apply(site);
-            if (instead != null) {
-                (site.wildcard() ? wildcard : exact).put(site.wildcard() ? site.name().substring(2) : site.name(),
-                        instead);
+            if (!serves.test(site)) {
                 continue;
             }
-            List<UpstreamPool> group = new ArrayList<>(site.upstreams().size());
-            site.upstreams().forEach(u -> group.add(pools.pool(u)));
-            UpstreamGroup upstreams = group.isEmpty() ? null : keptOrNew(previous, site, group);
-            Route route = new Route(site, upstreams, SiteRules.compile(site, config.trustedProxies(), services));
+            Route route = special.apply(site);
+            if (route == null) {
+                List<UpstreamPool> group = new ArrayList<>(site.upstreams().size());
+                site.upstreams().forEach(u -> group.add(pools.pool(u)));
+                UpstreamGroup upstreams = group.isEmpty() ? null : keptOrNew(previous, site, group);
+                route = new Route(site, upstreams, SiteRules.compile(site, config.trustedProxies(), services));
+            }
             if (site.wildcard()) {
                 wildcard.put(site.name().substring(2), route);
             } else {
