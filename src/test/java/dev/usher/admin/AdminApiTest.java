@@ -264,6 +264,66 @@ class AdminApiTest {
         assertThat(r.body()).contains("flow style");
     }
 
+    @Test
+    void backupRestoresIntoAFreshUsherWhichServesTheSameCertificate() throws Exception {
+        HttpResponse<byte[]> backup = http.send(HttpRequest.newBuilder(uri("/api/backup")).GET().build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        assertThat(backup.statusCode()).isEqualTo(200);
+        assertThat(backup.headers().firstValue("content-type")).hasValue("application/gzip");
+        assertThat(backup.headers().firstValue("content-disposition").orElseThrow())
+                .matches("attachment; filename=\"usher-backup-[A-Za-z0-9._-]+-\\d{8}T\\d{6}Z\\.tar\\.gz\"");
+        List<TarGz.Entry> entries = TarGz.read(new java.io.ByteArrayInputStream(backup.body()), Backups.LIMIT);
+        assertThat(entries.get(0).name()).isEqualTo("usher.yaml");
+        assertThat(entries.get(0).content()).isEqualTo(Files.readAllBytes(file));
+        assertThat(entries).extracting(TarGz.Entry::name).anyMatch(n -> n.startsWith("data/") && n.endsWith(".key"))
+                .noneMatch(n -> n.endsWith(".lock"));
+        String served = usher.certificates().certificateFor("app.localhost").sha256();
+
+        Path other = Files.createDirectory(folder.resolve("fresh"));
+        Path otherFile = other.resolve("usher.yaml");
+        Files.writeString(otherFile, "listen: {http: \"127.0.0.1:0\", https: \"127.0.0.1:0\"}\n"
+                + "admin: \"127.0.0.1:0\"\ndata: ./data\nsites:\n  http://placeholder.localhost: 127.0.0.1:9\n");
+        try (Usher fresh = Usher.start(ConfigLoader.load(otherFile), 1)) {
+            fresh.reloadFrom(otherFile);
+            HttpResponse<String> restored = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                            + fresh.adminAddress().getPort() + "/api/restore"))
+                    .header("If-Match", ConfigFile.version(Files.readAllBytes(otherFile)))
+                    .header("X-Usher-CSRF", field(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                            + fresh.adminAddress().getPort() + "/api/session")).build(),
+                            HttpResponse.BodyHandlers.ofString()).body(), "csrf"))
+                    .header("Content-Type", "application/gzip")
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(backup.body())).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(restored.statusCode()).as(restored.body()).isEqualTo(200);
+            assertThat(Files.readString(otherFile)).isEqualTo(Files.readString(file));
+            assertThat(fresh.certificates().certificateFor("app.localhost").sha256()).isEqualTo(served);
+            assertThat(Files.readString(other.resolve("data/config-backups/usher.yaml.1")))
+                    .contains("placeholder.localhost");
+        }
+    }
+
+    @Test
+    void restoreRefusesClimbingEntriesAndChangesNothing() throws Exception {
+        byte[] before = Files.readAllBytes(file);
+        byte[] evil = TarGz.bytes(List.of(new TarGz.Entry("usher.yaml", 0600, 0, false, before),
+                new TarGz.Entry("data/../../evil.txt", 0644, 0, false, "x".getBytes(StandardCharsets.UTF_8))));
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri("/api/restore")).header("If-Match", version())
+                .header("X-Usher-CSRF", csrf).header("Content-Type", "application/gzip")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(evil)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(422);
+        assertThat(r.body()).contains("refused entry");
+        assertThat(Files.exists(folder.getParent().resolve("evil.txt"))).isFalse();
+        assertThat(Files.exists(folder.resolve("evil.txt"))).isFalse();
+        byte[] invalid = TarGz.bytes(List.of(new TarGz.Entry("usher.yaml", 0600, 0, false,
+                "sites:\n  a.localhost: \"bad host\"\n".getBytes(StandardCharsets.UTF_8))));
+        HttpResponse<String> bad = http.send(HttpRequest.newBuilder(uri("/api/restore")).header("If-Match", version())
+                .header("X-Usher-CSRF", csrf).header("Content-Type", "application/gzip")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(invalid)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(bad.statusCode()).isEqualTo(422);
+        assertThat(bad.body()).contains("cannot contain spaces");
+        assertThat(Files.readAllBytes(file)).isEqualTo(before);
+    }
+
     // --- helpers ---
 
     private String version() throws Exception {
