@@ -369,6 +369,10 @@ final class AdminApi {
                 throw new IOException(e.getMessage(), e); // validated just before; cannot happen
             }
         });
+        CertManager manager = certificates.get();
+        if (outcome instanceof ConfigFile.Written && manager != null) {
+            manager.adoptStored(); // sites that were running already keep their names: serve the restored copies
+        }
         return written(outcome, OK, null, -1);
     }
 
