@@ -115,12 +115,19 @@ public final class UpstreamGroup implements AutoCloseable {
         return b == null ? null : b.pool;
     }
 
-    /** Among untried backends down only by passive health, the one whose down window ends first. */
+    /**
+     * Among untried backends down only by passive health, the one whose down window ends first. One that is up
+     * again wins at once: another request may have marked it up after the balancer found none (a race that would
+     * otherwise answer 503 with a healthy backend).
+     */
     private Backend soonestBack(Collection<UpstreamPool> tried) {
         Backend best = null;
         for (Backend b : distinct) {
-            if (b.checkDown() || !b.passiveDown() || tried.contains(b.pool)) {
+            if (b.checkDown() || tried.contains(b.pool)) {
                 continue;
+            }
+            if (!b.passiveDown()) {
+                return b;
             }
             if (best == null || b.downUntilNanos() - best.downUntilNanos() < 0) {
                 best = b;
