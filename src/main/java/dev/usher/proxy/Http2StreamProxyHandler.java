@@ -4,7 +4,6 @@ import dev.usher.config.SiteTraffic;
 import dev.usher.route.RouteTableHolder;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.DefaultHttpRequest;
@@ -18,19 +17,14 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
-import io.netty.handler.codec.http2.Http2Error;
-import io.netty.handler.codec.http2.Http2Stream;
-import io.netty.handler.codec.http2.Http2StreamChannel;
-import io.netty.handler.codec.http2.HttpConversionUtil;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.Future;
 
 import java.time.Duration;
 import java.util.List;
 
 /**
- * The last handler of one HTTP/2 stream's child channel (after {@code Http2StreamFrameToHttpObjectCodec}): the
+ * The last handler of one HTTP/2 stream's child channel (after {@code Http2StreamFrameToHttpObjectCodec}), or of
+ * one HTTP/3 request stream (after {@code Http3FrameToHttpObjectCodec}; see {@link StreamProtocol}): the
  * stream's single request is routed and proxied like an HTTP/1.1 one, through {@link RequestDispatch} and a
  * {@link ProxyExchange}, to the same keep-alive backend pools.
  *
@@ -52,6 +46,7 @@ import java.util.List;
  */
 public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter implements ClientSide {
     private final RouteTableHolder routes;
+    private final StreamProtocol protocol;
     private ChannelHandlerContext ctx;
     private RequestDispatch dispatch;
     private ProxyExchange exchange;
@@ -61,15 +56,20 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
 
     /** @param routes the current route table, read once for the stream's request */
     public Http2StreamProxyHandler(RouteTableHolder routes) {
+        this(routes, StreamProtocol.HTTP2);
+    }
+
+    /** @param protocol whether the stream is an HTTP/2 or an HTTP/3 one */
+    public Http2StreamProxyHandler(RouteTableHolder routes, StreamProtocol protocol) {
         this.routes = routes;
+        this.protocol = protocol;
     }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         ctx.channel().config().setAutoRead(false);
-        Channel connection = ctx.channel().parent() != null ? ctx.channel().parent() : ctx.channel();
-        dispatch = new RequestDispatch(routes, "https", this, ctx, connection.remoteAddress());
+        dispatch = new RequestDispatch(routes, "https", this, ctx, protocol.clientAddress(ctx.channel()));
         bodyTimeout = new StreamBodyTimeout(ctx, this::bodyTimedOut);
     }
 
@@ -119,11 +119,9 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
             bodyTimeout.start(SiteTraffic.DEFAULTS.readTimeout().toNanos(), () -> true);
         }
         HttpHeaders headers = request.headers();
-        // Netty's conversion adds x-http2-stream-id and friends; they describe this hop and must not reach backends
-        // (nor may a client smuggle them in).
-        for (HttpConversionUtil.ExtensionHeaderNames name : HttpConversionUtil.ExtensionHeaderNames.values()) {
-            headers.remove(name.text());
-        }
+        // Netty's conversion adds x-http2-stream-id (x-http3-stream-id) and friends; they describe this hop and must
+        // not reach backends (nor may a client smuggle them in).
+        protocol.removeConversionHeaders(headers);
         if (request.method().equals(HttpMethod.CONNECT)) {
             dispatch.respond(HttpResponseStatus.METHOD_NOT_ALLOWED, true);
             return;
@@ -216,25 +214,15 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
         ChannelFuture written = ctx.writeAndFlush(response);
         if (close) {
             bodyTimeout.answering();
-            written.addListener(this::resetAfterAnswer);
+            written.addListener(f -> protocol.endAfterAnswer(ctx, f));
         }
     }
 
-    /**
-     * The request body is not wanted: once the complete answer is out, RST_STREAM(NO_ERROR) tells the client to
-     * stop sending it without discarding the answer (RFC 9113 §8.1). When the client had already ended its side,
-     * the stream closed with the answer and no reset is due. A failed write just closes (CANCEL, if anything).
+    /*
+     * The request body is not wanted: once the complete answer is out, the stream protocol tells the client to stop
+     * sending it without discarding the answer: RST_STREAM(NO_ERROR) on HTTP/2 (RFC 9113 §8.1), STOP_SENDING on
+     * HTTP/3. When the client had already ended its side, the stream closed with the answer and nothing is due.
      */
-    private void resetAfterAnswer(Future<? super Void> written) {
-        Channel stream = ctx.channel();
-        boolean open = stream instanceof Http2StreamChannel h2 && h2.stream().state() != Http2Stream.State.CLOSED;
-        if (written.isSuccess() && stream.isActive() && open) {
-            ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR))
-                    .addListener(ChannelFutureListener.CLOSE);
-        } else {
-            ctx.close();
-        }
-    }
 
     @Override
     public void exchangeStarted(ProxyExchange started) {
