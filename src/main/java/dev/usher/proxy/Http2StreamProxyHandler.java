@@ -53,6 +53,11 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
     private StreamBodyTimeout bodyTimeout;
     /** The request head arrived; anything after it belongs to the exchange, or is dropped. */
     private boolean started;
+    /**
+     * HTTP/3: a request head waiting for the stream's next event, which says whether a body follows (a DATA frame)
+     * or not (the stream's end). A GET is then forwarded as a GET, without an empty chunked body.
+     */
+    private HttpRequest heldHead;
 
     /** @param routes the current route table, read once for the stream's request */
     public Http2StreamProxyHandler(RouteTableHolder routes) {
@@ -91,11 +96,37 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
                 DefaultLastHttpContent end = new DefaultLastHttpContent(full.content(), full.trailingHeaders());
                 startRequest(head, false);
                 forward(end);
+            } else if (protocol.headAloneMayEndTheStream()) {
+                heldHead = request;
             } else {
                 startRequest(request, true);
             }
+        } else if (heldHead != null) {
+            HttpRequest head = heldHead;
+            heldHead = null;
+            boolean bodiless = msg instanceof LastHttpContent last && !last.content().isReadable()
+                    && last.trailingHeaders().isEmpty();
+            if (bodiless) {
+                // Netty's HTTP/3 conversion marks a head without Content-Length as chunked (a client cannot send
+                // Transfer-Encoding over HTTP/3): with no body after all, the mark goes.
+                head.headers().remove(HttpHeaderNames.TRANSFER_ENCODING);
+            }
+            startRequest(head, !bodiless);
+            forward(msg);
+            endOfStreamRead(msg);
         } else {
             forward(msg);
+            endOfStreamRead(msg);
+        }
+    }
+
+    /**
+     * HTTP/3 passes the end of the stream on after the read batch's {@code channelReadComplete} (QUIC reports FIN
+     * last): the end is a batch of its own, so the exchange hears of it as one (and sends a head it held back).
+     */
+    private void endOfStreamRead(Object msg) {
+        if (protocol.headAloneMayEndTheStream() && msg instanceof LastHttpContent && exchange != null) {
+            exchange.clientReadComplete();
         }
     }
 
@@ -159,6 +190,12 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (heldHead != null && !protocol.inputEnded(ctx.channel())) {
+            // No end of stream with the head: a body follows in later reads.
+            HttpRequest head = heldHead;
+            heldHead = null;
+            startRequest(head, true);
+        }
         if (exchange != null) {
             exchange.clientReadComplete();
         }

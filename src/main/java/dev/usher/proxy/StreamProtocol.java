@@ -82,6 +82,20 @@ public enum StreamProtocol {
         }
     };
 
+    /**
+     * True when a request head may come without saying whether a body follows, so that the handler waits for the
+     * stream's next event before deciding. HTTP/2's codec says it (END_STREAM on HEADERS gives a full request);
+     * HTTP/3's codec passes every head on alone, and the end of the stream (QUIC FIN) after it.
+     */
+    boolean headAloneMayEndTheStream() {
+        return this == HTTP3;
+    }
+
+    /** True when the client has ended its side of the stream (for HTTP/3: FIN received, maybe not yet passed on). */
+    boolean inputEnded(Channel stream) {
+        return stream instanceof QuicStreamChannel quic && quic.isInputShutdown();
+    }
+
     /** Removes the headers Netty's frame-to-HTTP conversion adds (stream id, scheme...): they must not reach backends. */
     abstract void removeConversionHeaders(HttpHeaders headers);
 
