@@ -155,8 +155,11 @@ public final class Usher implements AutoCloseable {
         return start(config, threads, retry, filePoll, QuicNative.load());
     }
 
-    /** As {@link #start(UsherConfig, int, Retry, Duration)}, with the platform's QUIC support given (tests). */
-    static Usher start(UsherConfig config, int threads, Retry retry, Duration filePoll, QuicNative quicNative)
+    /**
+     * As {@link #start(UsherConfig, int, Retry, Duration)}, with this platform's QUIC support given rather than
+     * found: tests start a real Usher as on a platform without the native QUIC library.
+     */
+    public static Usher start(UsherConfig config, int threads, Retry retry, Duration filePoll, QuicNative quicNative)
             throws ListenException {
         Transport transport = Transport.best();
         EventLoopGroup loops = transport.newGroup(threads, "loop");
