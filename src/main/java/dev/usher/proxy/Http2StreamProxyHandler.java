@@ -98,6 +98,8 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
                 forward(end);
             } else if (protocol.headAloneMayEndTheStream()) {
                 heldHead = request;
+                // Should the stream's next event never come, the stream still ends (see startRequest).
+                bodyTimeout.start(SiteTraffic.DEFAULTS.readTimeout().toNanos(), () -> true);
             } else {
                 startRequest(request, true);
             }
