@@ -119,7 +119,7 @@ final class Reconfiguration {
                                         usher.altSvc)))));
                 changes = changes.withListener("https " + Usher.hostPort(https.address()));
             }
-            if (usher.quicNative.serves(next.listen()) && (usher.quic == null || https != null)) {
+            if (usher.servesHttp3(next.listen()) && (usher.quic == null || https != null)) {
                 // HTTP/3 follows the HTTPS listener: same host, same actual port, over UDP.
                 preparing = "http3";
                 HttpListener tcp = https != null ? https : usher.https;
@@ -208,7 +208,7 @@ final class Reconfiguration {
         if (quic != null) {
             usher.quic = quic;
             usher.altSvc.advertise(quic.address().getPort());
-        } else if (previous != null && !(httpsNext && usher.quicNative.serves(next.listen()))) {
+        } else if (previous != null && !(httpsNext && usher.servesHttp3(next.listen()))) {
             usher.quic = null;
             usher.altSvc.withdraw();
             changes = changes.withListener("http3 closed");

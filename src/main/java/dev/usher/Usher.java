@@ -95,8 +95,8 @@ public final class Usher implements AutoCloseable {
     final OpenConnections quicConnections = new OpenConnections();
     /** What HTTPS responses over TCP advertise in Alt-Svc: follows {@link #quic}. */
     final AltSvc altSvc;
-    /** Whether this platform can serve HTTP/3 at all. */
-    final QuicNative quicNative;
+    /** Whether this platform can serve HTTP/3 at all; asked only when a config wants HTTP/3. */
+    private final Supplier<QuicNative> quicNative;
     /** Null when the admin endpoint (which serves them) is off. */
     private final Metrics metrics;
     /** Null when no request is to be logged. */
@@ -112,7 +112,7 @@ public final class Usher implements AutoCloseable {
                   Connections connections, Transport transport, ChallengeAnswers answers,
                   ConnectionLimiter limiter, CompressBudget compression, Retry retry, Duration filePoll,
                   RequestObserver observer, OpenConnections httpConnections, Metrics metrics, AccessLog accessLog,
-                  AltSvc altSvc, QuicNative quicNative) {
+                  AltSvc altSvc, Supplier<QuicNative> quicNative) {
         this.loops = loops;
         this.pools = pools;
         this.services = services;
@@ -152,7 +152,7 @@ public final class Usher implements AutoCloseable {
      */
     public static Usher start(UsherConfig config, int threads, Retry retry, Duration filePoll)
             throws ListenException {
-        return start(config, threads, retry, filePoll, QuicNative.load());
+        return start(config, threads, retry, filePoll, QuicNative.onFirstUse());
     }
 
     /**
@@ -161,6 +161,11 @@ public final class Usher implements AutoCloseable {
      */
     public static Usher start(UsherConfig config, int threads, Retry retry, Duration filePoll, QuicNative quicNative)
             throws ListenException {
+        return start(config, threads, retry, filePoll, () -> quicNative);
+    }
+
+    private static Usher start(UsherConfig config, int threads, Retry retry, Duration filePoll,
+                               Supplier<QuicNative> quicNative) throws ListenException {
         Transport transport = Transport.best();
         EventLoopGroup loops = transport.newGroup(threads, "loop");
         UpstreamPools pools = new UpstreamPools(transport);
@@ -210,7 +215,8 @@ public final class Usher implements AutoCloseable {
                 LOG.log(Level.INFO, "epoll is not available ({0}); using Java NIO",
                         String.valueOf(Transport.epollUnavailabilityCause()));
             }
-            String degraded = httpsOn ? quicNative.degradedNote(config.listen()) : null;
+            String degraded = httpsOn && config.listen().http3On()
+                    ? quicNative.get().degradedNote(config.listen()) : null;
             if (degraded != null) {
                 LOG.log(Level.WARNING, degraded);
             }
@@ -218,7 +224,7 @@ public final class Usher implements AutoCloseable {
             Usher usher = new Usher(loops, pools, services, routes, secureRoutes, certificates, http, https,
                     connections, transport, answers, limiter, compression, retry, filePoll, observer,
                     httpConnections, metrics, accessLog, altSvc, quicNative);
-            if (httpsOn && quicNative.serves(config.listen())) {
+            if (httpsOn && usher.servesHttp3(config.listen())) {
                 quic = usher.bindQuic(config, https.address(), certificates, secureRoutes);
                 usher.quic = quic;
                 altSvc.advertise(quic.address().getPort());
@@ -277,6 +283,11 @@ public final class Usher implements AutoCloseable {
     static Supplier<ChannelHandler> protocolsFor(RouteTableHolder routes, CompressBudget compression,
                                                  RequestObserver observer, AltSvc altSvc) {
         return () -> new HttpsProtocols(routes, compression, observer, altSvc);
+    }
+
+    /** True when {@code listen} asks for HTTP/3 and this platform can serve it (the native library is loaded now). */
+    boolean servesHttp3(dev.usher.config.Listen listen) {
+        return listen.http3On() && quicNative.get().serves(listen);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.usher.server;
 
 import dev.usher.config.Listen;
 import io.netty.handler.codec.quic.Quic;
+import java.util.function.Supplier;
 
 /**
  * Whether this process can serve HTTP/3: QUIC needs the native quiche library, shipped for Linux on x86-64 only.
@@ -14,6 +15,24 @@ public record QuicNative(boolean available, Throwable cause) {
     /** Loads (or finds loaded) the native QUIC library of this platform. */
     public static QuicNative load() {
         return Quic.isAvailable() ? new QuicNative(true, null) : new QuicNative(false, Quic.unavailabilityCause());
+    }
+
+    /**
+     * Loads the native library the first time it is asked for, not before: a config without HTTP/3 never maps
+     * quiche's 7 MB into the process.
+     */
+    public static Supplier<QuicNative> onFirstUse() {
+        return new Supplier<>() {
+            private QuicNative loaded;
+
+            @Override
+            public synchronized QuicNative get() {
+                if (loaded == null) {
+                    loaded = load();
+                }
+                return loaded;
+            }
+        };
     }
 
     /** True when {@code listen} asks for HTTP/3 and it can be served here. */

@@ -122,6 +122,28 @@ final class H3Client implements AutoCloseable {
         return send(method, path, body, authority);
     }
 
+    /**
+     * Sends a request head announcing {@code contentLength} bytes of body, with {@code extra} as one more header
+     * (name, value; may be null), and then nothing: neither body nor end of stream.
+     */
+    CompletableFuture<Response> sendHeadOnly(String path, long contentLength, String[] extra) {
+        CompletableFuture<Response> result = new CompletableFuture<>();
+        quic.eventLoop().execute(() -> Http3.newRequestStream(quic, new ResponseReader(result)).addListener(f -> {
+            if (!f.isSuccess()) {
+                result.completeExceptionally(f.cause());
+                return;
+            }
+            DefaultHttp3HeadersFrame head = new DefaultHttp3HeadersFrame();
+            head.headers().method("POST").path(path).authority(authority).scheme("https")
+                    .setLong("content-length", contentLength);
+            if (extra != null) {
+                head.headers().set(extra[0], extra[1]);
+            }
+            ((QuicStreamChannel) f.getNow()).writeAndFlush(head).addListener(w -> failOn(w, result));
+        }));
+        return result;
+    }
+
     /** Sends a request naming {@code host} in :authority (which may differ from the SNI name). */
     CompletableFuture<Response> send(String method, String path, byte[] body, String host) {
         CompletableFuture<Response> result = new CompletableFuture<>();

@@ -59,8 +59,11 @@ class Http3Test {
                 sites:
                   app.localhost: 127.0.0.1:%d
                   trailers.localhost: 127.0.0.1:%d
+                  small.localhost: {to: 127.0.0.1:%d, max_body: 1KiB, timeouts: {read: 1s}}
                   files.test: {to: 127.0.0.1:%d, tls: {cert: %s, key: %s}}
+                limits: {header_size: 4KiB}
                 """.formatted(accessLog, dir.resolve("data"), backend.port(), trailers.port(), backend.port(),
+                backend.port(),
                 files.resolve("cert.pem"), files.resolve("key.pem"));
         usher = Usher.start(ConfigLoader.parse(yaml, "h3.yaml"), 2, Retry.DEFAULT, Duration.ofMillis(500));
     }
@@ -136,6 +139,33 @@ class Http3Test {
             assertThat(r.trailers()).isNotNull();
             assertThat(r.trailers().get("x-checksum").toString()).isEqualTo("c0ffee");
         }
+    }
+
+    @Test
+    void siteLimitsApply413ForABodyTooLargeAnd408ForABodyThatNeverComes() throws Exception {
+        long seen = backend.requestsSeen();
+        try (H3Client client = H3Client.connect(port(), "small.localhost")) {
+            H3Client.Response tooLarge = client.send("POST", "/upload", new byte[10 * 1024]).get(20, TimeUnit.SECONDS);
+            assertThat(tooLarge.status()).isEqualTo(413);
+            H3Client.Response stalled = client.sendHeadOnly("/stalled", 100, null).get(20, TimeUnit.SECONDS);
+            assertThat(stalled.status()).isEqualTo(408);
+            H3Client.Response fine = client.send("POST", "/echo", new byte[512]).get(20, TimeUnit.SECONDS);
+            assertThat(fine.status()).isEqualTo(200);
+            assertThat(fine.bodyLength()).isEqualTo(512);
+        }
+        // The stalled request did reach the backend (its body was being streamed); the too-large one did not.
+        assertThat(backend.requestsSeen()).isBetween(seen + 1, seen + 2);
+    }
+
+    @Test
+    void aHeaderSectionOverTheLimitIsRefusedAndNotForwarded() throws Exception {
+        long seen = backend.requestsSeen();
+        try (H3Client client = H3Client.connect(port(), "small.localhost")) {
+            CompletableFuture<H3Client.Response> big = client.sendHeadOnly("/big", 0,
+                    new String[] {"x-big", "a".repeat(6_000)}); // over 4 KiB, under Netty's default 8 KiB
+            assertThat(big).failsWithin(20, TimeUnit.SECONDS);
+        }
+        assertThat(backend.requestsSeen()).isEqualTo(seen);
     }
 
     @Test
