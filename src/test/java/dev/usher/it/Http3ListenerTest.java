@@ -141,6 +141,29 @@ class Http3ListenerTest {
     }
 
     @Test
+    void aReloadThatMovesTheHttpsPortMovesHttp3WithIt() throws Exception {
+        int newPort;
+        try (DatagramSocket probe = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            newPort = probe.getLocalPort(); // free for UDP now; checked for TCP below
+        }
+        try (ServerSocket tcp = new ServerSocket(newPort, 1, InetAddress.getLoopbackAddress())) {
+            assertThat(tcp.getLocalPort()).isEqualTo(newPort);
+        }
+        try (Usher usher = start(yaml("127.0.0.1:0", ""), QuicNative.load())) {
+            int oldPort = usher.http3Address().getPort();
+            ReloadResult moved = usher.reload(ConfigLoader.parse(yaml("127.0.0.1:" + newPort, ""), "moved.yaml"));
+            assertThat(moved.ok()).as(moved.toString()).isTrue();
+            assertThat(usher.httpsAddress().getPort()).isEqualTo(newPort);
+            assertThat(usher.http3Address().getPort()).isEqualTo(newPort);
+            assertThat(udpFree(oldPort)).isTrue();
+            assertThat(tcpHead(usher, "--http2")).contains("alt-svc: h3=\":" + newPort + "\"; ma=2592000");
+            try (H3Client client = H3Client.connect(newPort, "app.localhost")) {
+                assertThat(client.get("/").get(20, TimeUnit.SECONDS).status()).isEqualTo(200);
+            }
+        }
+    }
+
+    @Test
     void gracefulStopSendsGoawayAndLetsTheOpenStreamFinish() throws Exception {
         Usher usher = start(yaml("127.0.0.1:0", ""), QuicNative.load());
         try (H3Client client = H3Client.connect(usher.httpsAddress().getPort(), "app.localhost")) {
