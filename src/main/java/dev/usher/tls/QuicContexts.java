@@ -28,6 +28,7 @@ public final class QuicContexts implements Mapping<String, QuicSslContext> {
     private final CertificateSource source;
     private final ContextCache contexts = new ContextCache(CONTEXTS, QuicContexts::build);
 
+    /** @param source what certificate serves which name: the same one the TCP listener asks */
     public QuicContexts(CertificateSource source) {
         this.source = source;
     }

@@ -105,6 +105,16 @@ class Http3Test {
     }
 
     @Test
+    void headGetsTheHeadersAndNoBody() throws Exception {
+        try (H3Client client = H3Client.connect(port(), "app.localhost")) {
+            H3Client.Response r = client.send("HEAD", "/data?size=5000", null).get(20, TimeUnit.SECONDS);
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.bodyLength()).isZero();
+            assertThat(client.get("/after-head").get(20, TimeUnit.SECONDS).status()).isEqualTo(200);
+        }
+    }
+
+    @Test
     void unknownHostGets404AndNothingIsForwarded() throws Exception {
         long seen = backend.requestsSeen();
         try (H3Client client = H3Client.connect(port(), "app.localhost")) {
