@@ -14,6 +14,7 @@ import dev.usher.route.RouteTable;
 import dev.usher.route.RouteTableHolder;
 import dev.usher.server.HttpListener;
 import dev.usher.server.ListenException;
+import dev.usher.server.QuicListener;
 import dev.usher.tls.TlsContexts;
 import dev.usher.tls.TlsInitializer;
 
@@ -50,6 +51,8 @@ final class Reconfiguration {
     private boolean certificatesMade;
     private HttpListener http;
     private HttpListener https;
+    /** A new HTTP/3 listener (HTTP/3 turned on, or the HTTPS address changed). */
+    private QuicListener quic;
     private AdminListener admin;
     /** The config setting whose preparation is under way, named in the error if it fails. */
     private String preparing = "";
@@ -112,8 +115,16 @@ final class Reconfiguration {
                 https = HttpListener.bind(next.listen().https(), usher.transport, usher.loops,
                         usher.connections.track(new HttpsInitializer(usher.limiter, new TlsInitializer(certificates,
                                 usher.answers, new TlsContexts(TlsContexts.HTTP_PROTOCOLS),
-                                Usher.protocolsFor(secureRoutes, usher.compression, usher.observer)))));
+                                Usher.protocolsFor(secureRoutes, usher.compression, usher.observer,
+                                        usher.altSvc)))));
                 changes = changes.withListener("https " + Usher.hostPort(https.address()));
+            }
+            if (usher.servesHttp3(next.listen()) && (usher.quic == null || https != null)) {
+                // HTTP/3 follows the HTTPS listener: same host, same actual port, over UDP.
+                preparing = "http3";
+                HttpListener tcp = https != null ? https : usher.https;
+                quic = usher.bindQuic(next, tcp.address(), certificates, secureRoutes);
+                changes = changes.withListener("http3 UDP " + Usher.hostPort(quic.address()));
             }
         }
         preparing = "";
@@ -140,7 +151,7 @@ final class Reconfiguration {
 
     /** Undoes a prepare that failed: nothing of it was in service. */
     private void abandon() {
-        for (AutoCloseable listener : new AutoCloseable[] {http, https, admin}) {
+        for (AutoCloseable listener : new AutoCloseable[] {http, https, quic, admin}) {
             if (listener != null) {
                 try {
                     listener.close();
@@ -187,6 +198,28 @@ final class Reconfiguration {
         }
     }
 
+    /**
+     * The HTTP/3 listener follows: a new one replaces the old (whose QUIC connections end with its socket: unlike
+     * TCP, a UDP socket carries its connections; clients go on over TCP or reconnect), none when HTTP/3 is off now.
+     * Alt-Svc advertises what is in service.
+     */
+    private void replaceQuic() {
+        QuicListener previous = usher.quic;
+        if (quic != null) {
+            usher.quic = quic;
+            usher.altSvc.advertise(quic.address().getPort());
+        } else if (previous != null && !(httpsNext && usher.servesHttp3(next.listen()))) {
+            usher.quic = null;
+            usher.altSvc.withdraw();
+            changes = changes.withListener("http3 closed");
+        } else {
+            return;
+        }
+        if (previous != null) {
+            previous.close();
+        }
+    }
+
     /** New listeners in service, old ones stop accepting; connections they accepted are left alone. */
     private void replaceListeners() {
         if (https != null) {
@@ -200,6 +233,7 @@ final class Reconfiguration {
             usher.https = null;
             changes = changes.withListener("https closed");
         }
+        replaceQuic();
         if (http != null) {
             HttpListener previous = usher.http;
             usher.http = http;

@@ -37,8 +37,11 @@ final class ServerMetrics implements MetricsSource {
     @Override
     public void write(PrometheusText out) {
         OpenConnections http = usher.httpConnections;
-        // Connections counts both listeners' clients; the plain listener's own count is exact, the rest are HTTPS.
-        Integer https = usher.https == null ? null : Math.max(0, usher.connections.size() - (int) http.count());
+        // Connections counts every listener's clients; the plain and HTTP/3 listeners' own counts are exact, the rest
+        // are HTTPS over TCP.
+        OpenConnections quic = usher.quicConnections;
+        Integer https = usher.https == null ? null
+                : Math.max(0, usher.connections.size() - (int) http.count() - (int) quic.count());
         RouteTableHolder routes = usher.routes;
         RouteTableHolder secureRoutes = usher.secureRoutes;
         UpstreamPools pools = usher.pools;
@@ -52,6 +55,9 @@ final class ServerMetrics implements MetricsSource {
                 .sample("usher_open_connections", http.count(), "listener", "http");
         if (https != null) {
             out.sample("usher_open_connections", https, "listener", "https");
+        }
+        if (usher.quic != null || quic.count() > 0) {
+            out.sample("usher_open_connections", quic.count(), "listener", "http3");
         }
         Map<UpstreamAddress, UpstreamPool> all = new TreeMap<>(Comparator.comparing(UpstreamAddress::authority));
         all.putAll(pools.all());

@@ -13,7 +13,12 @@ import dev.usher.cert.ChallengeAnswers;
 import dev.usher.cert.Retry;
 import dev.usher.config.ListenAddress;
 import dev.usher.config.UsherConfig;
+import dev.usher.protocol.AltSvc;
 import dev.usher.protocol.CompressBudget;
+import dev.usher.protocol.Http3Pipeline;
+import dev.usher.server.QuicListener;
+import dev.usher.server.QuicNative;
+import dev.usher.tls.QuicContexts;
 import dev.usher.protocol.HttpsInitializer;
 import dev.usher.protocol.HttpsProtocols;
 import dev.usher.reload.ReloadCounts;
@@ -70,6 +75,8 @@ public final class Usher implements AutoCloseable {
     volatile CertManager certificates;
     volatile HttpListener http;
     volatile HttpListener https;
+    /** The UDP socket HTTP/3 is served on; null while HTTP/3 is off (or cannot be served here). */
+    volatile QuicListener quic;
     volatile AdminListener admin;
     /** Open client connections of both listeners, ended one by one at shutdown (see {@link Connections#drain}). */
     final Connections connections;
@@ -84,6 +91,12 @@ public final class Usher implements AutoCloseable {
     final RequestObserver observer;
     /** Open plain-HTTP client connections, for the metrics. */
     final OpenConnections httpConnections;
+    /** Open HTTP/3 (QUIC) connections, for the metrics. */
+    final OpenConnections quicConnections = new OpenConnections();
+    /** What HTTPS responses over TCP advertise in Alt-Svc: follows {@link #quic}. */
+    final AltSvc altSvc;
+    /** Whether this platform can serve HTTP/3 at all; asked only when a config wants HTTP/3. */
+    private final Supplier<QuicNative> quicNative;
     /** Null when the admin endpoint (which serves them) is off. */
     private final Metrics metrics;
     /** Null when no request is to be logged. */
@@ -98,7 +111,8 @@ public final class Usher implements AutoCloseable {
                   RouteTableHolder secureRoutes, CertManager certificates, HttpListener http, HttpListener https,
                   Connections connections, Transport transport, ChallengeAnswers answers,
                   ConnectionLimiter limiter, CompressBudget compression, Retry retry, Duration filePoll,
-                  RequestObserver observer, OpenConnections httpConnections, Metrics metrics, AccessLog accessLog) {
+                  RequestObserver observer, OpenConnections httpConnections, Metrics metrics, AccessLog accessLog,
+                  AltSvc altSvc, Supplier<QuicNative> quicNative) {
         this.loops = loops;
         this.pools = pools;
         this.services = services;
@@ -118,6 +132,8 @@ public final class Usher implements AutoCloseable {
         this.httpConnections = httpConnections;
         this.metrics = metrics;
         this.accessLog = accessLog;
+        this.altSvc = altSvc;
+        this.quicNative = quicNative;
     }
 
     /** Starts serving {@code config} with as many event loops as this process has CPUs. */
@@ -136,6 +152,20 @@ public final class Usher implements AutoCloseable {
      */
     public static Usher start(UsherConfig config, int threads, Retry retry, Duration filePoll)
             throws ListenException {
+        return start(config, threads, retry, filePoll, QuicNative.onFirstUse());
+    }
+
+    /**
+     * As {@link #start(UsherConfig, int, Retry, Duration)}, with this platform's QUIC support given rather than
+     * found: tests start a real Usher as on a platform without the native QUIC library.
+     */
+    public static Usher start(UsherConfig config, int threads, Retry retry, Duration filePoll, QuicNative quicNative)
+            throws ListenException {
+        return start(config, threads, retry, filePoll, () -> quicNative);
+    }
+
+    private static Usher start(UsherConfig config, int threads, Retry retry, Duration filePoll,
+                               Supplier<QuicNative> quicNative) throws ListenException {
         Transport transport = Transport.best();
         EventLoopGroup loops = transport.newGroup(threads, "loop");
         UpstreamPools pools = new UpstreamPools(transport);
@@ -149,6 +179,8 @@ public final class Usher implements AutoCloseable {
         HttpListener http = null;
         Connections connections = new Connections();
         AccessLog accessLog = null;
+        QuicListener quic = null;
+        AltSvc altSvc = new AltSvc();
         try {
             // Requests are observed only when something uses them: metrics need the admin endpoint, the access log
             // a site (or the top level) that turns it on. Otherwise no recorder joins the pipelines.
@@ -169,7 +201,7 @@ public final class Usher implements AutoCloseable {
                 https = HttpListener.bind(config.listen().https(), transport, loops,
                         connections.track(new HttpsInitializer(limiter, new TlsInitializer(certificates, answers,
                                 new TlsContexts(TlsContexts.HTTP_PROTOCOLS),
-                                protocolsFor(secureRoutes, compression, observer)))));
+                                protocolsFor(secureRoutes, compression, observer, altSvc)))));
                 httpsPort = https.address().getPort();
             }
             plainTable = httpsOn
@@ -183,15 +215,26 @@ public final class Usher implements AutoCloseable {
                 LOG.log(Level.INFO, "epoll is not available ({0}); using Java NIO",
                         String.valueOf(Transport.epollUnavailabilityCause()));
             }
+            String degraded = httpsOn && config.listen().http3On()
+                    ? quicNative.get().degradedNote(config.listen()) : null;
+            if (degraded != null) {
+                LOG.log(Level.WARNING, degraded);
+            }
             int machine = CpuBudget.machineCpus();
-            LOG.log(Level.INFO, "listening on http://{0}{1} with {2} event loop thread(s) ({3} transport; CPUs "
-                            + "available to this process: {4}{5}); {6} site(s) from {7}",
-                    hostPort(http.address()), https == null ? "" : " and https://" + hostPort(https.address()),
-                    threads, transport.name(), Runtime.getRuntime().availableProcessors(),
-                    machine > 0 ? ", on the machine: " + machine : "", config.sites().size(), config.source());
             Usher usher = new Usher(loops, pools, services, routes, secureRoutes, certificates, http, https,
                     connections, transport, answers, limiter, compression, retry, filePoll, observer,
-                    httpConnections, metrics, accessLog);
+                    httpConnections, metrics, accessLog, altSvc, quicNative);
+            if (httpsOn && usher.servesHttp3(config.listen())) {
+                quic = usher.bindQuic(config, https.address(), certificates, secureRoutes);
+                usher.quic = quic;
+                altSvc.advertise(quic.address().getPort());
+            }
+            LOG.log(Level.INFO, "listening on http://{0}{1}{2} with {3} event loop thread(s) ({4} transport; CPUs "
+                            + "available to this process: {5}{6}); {7} site(s) from {8}",
+                    hostPort(http.address()), https == null ? "" : " and https://" + hostPort(https.address()),
+                    quic == null ? "" : " (HTTP/3 on UDP " + hostPort(quic.address()) + ")",
+                    threads, transport.name(), Runtime.getRuntime().availableProcessors(),
+                    machine > 0 ? ", on the machine: " + machine : "", config.sites().size(), config.source());
             if (metrics != null) {
                 metrics.with(new ServerMetrics(usher));
             }
@@ -206,6 +249,9 @@ public final class Usher implements AutoCloseable {
             }
             if (https != null) {
                 https.close();
+            }
+            if (quic != null) {
+                quic.close();
             }
             if (plainTable != null) {
                 plainTable.close();
@@ -235,8 +281,26 @@ public final class Usher implements AutoCloseable {
     }
 
     static Supplier<ChannelHandler> protocolsFor(RouteTableHolder routes, CompressBudget compression,
-                                                 RequestObserver observer) {
-        return () -> new HttpsProtocols(routes, compression, observer);
+                                                 RequestObserver observer, AltSvc altSvc) {
+        return () -> new HttpsProtocols(routes, compression, observer, altSvc);
+    }
+
+    /** True when {@code listen} asks for HTTP/3 and this platform can serve it (the native library is loaded now). */
+    boolean servesHttp3(dev.usher.config.Listen listen) {
+        return listen.http3On() && quicNative.get().serves(listen);
+    }
+
+    /**
+     * Binds the HTTP/3 listener: UDP on the HTTPS listener's host and actual port, certificates from
+     * {@code certificates} by SNI, requests through {@code secureRoutes}. Its connections are tracked with the
+     * others (graceful close at stop).
+     */
+    QuicListener bindQuic(UsherConfig config, InetSocketAddress httpsAddress, CertManager certificates,
+                          RouteTableHolder secureRoutes) throws ListenException {
+        ChannelHandler codec = Http3Pipeline.codec(new QuicContexts(certificates), config,
+                connections.track(Http3Pipeline.connectionInitializer(secureRoutes, limiter, compression, observer,
+                        quicConnections)));
+        return QuicListener.bind(config.listen().https().host(), httpsAddress.getPort(), transport, loops, codec);
     }
 
     /** Binds the admin endpoint; it asks this Usher for the current certificates and reloader on each request. */
@@ -300,6 +364,12 @@ public final class Usher implements AutoCloseable {
     /** The bound HTTPS address, or null when Usher serves no HTTPS. */
     public InetSocketAddress httpsAddress() {
         return https == null ? null : https.address();
+    }
+
+    /** The UDP address HTTP/3 is served on, or null when it is not. */
+    public InetSocketAddress http3Address() {
+        QuicListener listener = quic;
+        return listener == null ? null : listener.address();
     }
 
     /** The admin endpoint's address, or null when it is off. */
@@ -369,6 +439,9 @@ public final class Usher implements AutoCloseable {
         if (https != null) {
             https.close();
         }
+        // The UDP socket stays open through the drain: closing it would end every QUIC connection at once. HTTP/3
+        // connections get GOAWAY and close when their streams are done; new QUIC handshakes are still answered.
+        altSvc.withdraw();
         Connections.Summary drained = connections.drain(DRAIN_ASK.compareTo(grace) < 0 ? DRAIN_ASK : grace);
         if (report) {
             LOG.log(Level.INFO, "stopping: {0} connections, {1} requests in flight{2}, grace {3}",
@@ -378,6 +451,9 @@ public final class Usher implements AutoCloseable {
         }
         if (!connections.awaitClosed(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))) && report) {
             LOG.log(Level.INFO, "grace period over: cutting {0} connection(s)", connections.size());
+        }
+        if (quic != null) {
+            quic.close();
         }
         routes.get().close();
         if (secureRoutes != null) {

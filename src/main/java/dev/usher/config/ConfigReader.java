@@ -25,7 +25,7 @@ final class ConfigReader {
     private static final Set<String> OFF = Set.of("off", "none", "disabled", "no");
 
     private static final Keys TOP = Keys.of("listen", "data", "timeouts", "limits", "sites", "trusted_proxies", "email",
-                    "acme", "admin", "access_log")
+                    "acme", "admin", "access_log", "http3")
             .withAliases(Map.ofEntries(Map.entry("listeners", "listen"), Map.entry("data_dir", "data"),
                     Map.entry("datadir", "data"), Map.entry("storage", "data"), Map.entry("hosts", "sites"),
                     Map.entry("servers", "sites"), Map.entry("trusted_proxy", "trusted_proxies"),
@@ -37,7 +37,8 @@ final class ConfigReader {
                     Map.entry("letsencrypt", "acme"),
                     Map.entry("admin_api", "admin"), Map.entry("api", "admin"), Map.entry("dashboard", "admin"),
                     Map.entry("accesslog", "access_log"), Map.entry("access_logs", "access_log"),
-                    Map.entry("log", "access_log"), Map.entry("logs", "access_log")))
+                    Map.entry("log", "access_log"), Map.entry("logs", "access_log"),
+                    Map.entry("quic", "http3"), Map.entry("h3", "http3"), Map.entry("http_3", "http3")))
             .withMisplaced(misplacedAtTop());
     private static final Keys LISTEN = Keys.of("http", "https")
             .withAliases(Map.of("tls", "https", "ssl", "https", "plain", "http"));
@@ -83,7 +84,8 @@ final class ConfigReader {
                 .orElse(Map.of());
         Listen listen = new Listen(
                 Optional.ofNullable(listenFields.get("http")).flatMap(this::listenAddress).orElse(DEFAULT_HTTP),
-                listenFields.containsKey("https") ? httpsAddress(listenFields.get("https")) : DEFAULT_HTTPS);
+                listenFields.containsKey("https") ? httpsAddress(listenFields.get("https")) : DEFAULT_HTTPS,
+                Optional.ofNullable(top.get("http3")).flatMap(values::bool).orElse(true));
         Path data = Optional.ofNullable(top.get("data")).flatMap(this::dataDir).orElseGet(env::defaultDataDir);
         Timeouts timeouts = section(top.get("timeouts")).map(this::timeouts).orElse(Timeouts.DEFAULTS);
         Limits limits = section(top.get("limits")).map(this::limits).orElse(Limits.DEFAULTS);

@@ -3,7 +3,9 @@ package dev.usher.observe;
 import io.netty.channel.Channel;
 import io.netty.handler.ssl.SslHandler;
 
+import io.netty.handler.codec.quic.QuicChannel;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 
 /**
  * What every request on one client connection shares in the access log: the client's IP and the TLS version. Worked
@@ -16,7 +18,10 @@ public final class ConnectionFacts {
     private String client;
     private String tls;
 
-    /** @param connection the TCP connection (for HTTP/2, the parent of the stream channels) */
+    /**
+     * @param connection the TCP connection (for HTTP/2, the parent of the stream channels), or the QUIC connection
+     *                   (the parent of HTTP/3 request streams)
+     */
     public ConnectionFacts(Channel connection) {
         this.connection = connection;
     }
@@ -37,9 +42,19 @@ public final class ConnectionFacts {
     }
 
     private void load() {
-        client = connection.remoteAddress() instanceof InetSocketAddress inet && inet.getAddress() != null
-                ? inet.getAddress().getHostAddress() : "";
+        if (connection instanceof QuicChannel quic) {
+            // QUIC: the address is the UDP peer's (remoteAddress() is a connection ID); TLS 1.3 is built in.
+            client = address(quic.remoteSocketAddress());
+            tls = quic.sslEngine() == null ? null : quic.sslEngine().getSession().getProtocol();
+            return;
+        }
+        client = address(connection.remoteAddress());
         SslHandler ssl = connection.pipeline().get(SslHandler.class);
         tls = ssl == null ? null : ssl.engine().getSession().getProtocol();
+    }
+
+    private static String address(SocketAddress address) {
+        return address instanceof InetSocketAddress inet && inet.getAddress() != null
+                ? inet.getAddress().getHostAddress() : "";
     }
 }

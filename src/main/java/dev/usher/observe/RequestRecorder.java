@@ -55,6 +55,11 @@ public final class RequestRecorder extends ChannelDuplexHandler {
         return new RequestRecorder(observer, Protocol.H2, connection);
     }
 
+    /** A recorder for one request stream of an HTTP/3 connection; {@code connection} is shared by its streams. */
+    public static RequestRecorder http3Stream(RequestObserver observer, ConnectionFacts connection) {
+        return new RequestRecorder(observer, Protocol.H3, connection);
+    }
+
     /** The trace of the request being answered now, or null. */
     public RequestTrace current() {
         return head;

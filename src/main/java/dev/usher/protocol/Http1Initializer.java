@@ -59,7 +59,7 @@ public final class Http1Initializer extends ChannelInitializer<Channel> {
         if (open != null) {
             open.track(ch);
         }
-        addHttp1Handlers(ch.pipeline(), routes, compression, "http", observer);
+        addHttp1Handlers(ch.pipeline(), routes, compression, "http", observer, null);
     }
 
     /**
@@ -68,14 +68,18 @@ public final class Http1Initializer extends ChannelInitializer<Channel> {
      *
      * @param scheme   {@code http} or {@code https}: what the client used (X-Forwarded-Proto, HSTS, redirects)
      * @param observer told of each request as it ends, or null (then no recorder joins the pipeline)
+     * @param altSvc   what HTTPS responses advertise in {@code Alt-Svc}, or null (plain HTTP: never)
      */
     static void addHttp1Handlers(ChannelPipeline pipeline, RouteTableHolder routes, CompressBudget compression,
-                                 String scheme, RequestObserver observer) {
+                                 String scheme, RequestObserver observer, AltSvc altSvc) {
         UsherConfig config = routes.get().config();
         ClientTimeouts timeouts = new ClientTimeouts(config.timeouts());
         pipeline
                 .addLast(Http1ProxyHandler.TIMEOUTS_NAME, timeouts)
                 .addLast(Http1ProxyHandler.CODEC_NAME, new Http1ServerCodec(decoderConfig(config.limits())));
+        if (altSvc != null) {
+            pipeline.addLast(AltSvcHeader.NAME, new AltSvcHeader(altSvc));
+        }
         if (observer != null) {
             // Between the codec and the compressor: sees response bytes as sent, after compression.
             pipeline.addLast(RequestRecorder.NAME, RequestRecorder.http1(observer, pipeline.channel()));

@@ -69,7 +69,8 @@ final class Http2Pipeline {
 
     /** Adds the HTTP/2 handlers after the {@code SslHandler} of a connection that negotiated "h2". */
     static void install(ChannelPipeline pipeline, RouteTableHolder routes, CompressBudget compression,
-                        RequestObserver observer) {
+                        RequestObserver observer, AltSvc altSvc) {
+        AltSvcHeader altSvcHeader = altSvc == null ? null : new AltSvcHeader(altSvc);
         ConnectionFacts facts = observer == null ? null : new ConnectionFacts(pipeline.channel());
         UsherConfig config = routes.get().config();
         // limits.header_size as SETTINGS_MAX_HEADER_LIST_SIZE (RFC 9113 §6.5.2, counted as RFC 7541 sizes: name,
@@ -101,6 +102,9 @@ final class Http2Pipeline {
                         stream.pipeline()
                                 .addLast("h2-http", new Http2StreamFrameToHttpObjectCodec(true))
                                 .addLast("h2-heads", Http2ResponseHeads.INSTANCE);
+                        if (altSvcHeader != null) {
+                            stream.pipeline().addLast(AltSvcHeader.NAME, altSvcHeader);
+                        }
                         if (facts != null) {
                             stream.pipeline().addLast(RequestRecorder.NAME,
                                     RequestRecorder.http2Stream(observer, facts));

@@ -25,6 +25,8 @@ public final class HttpsProtocols extends ApplicationProtocolNegotiationHandler 
     private final RouteTableHolder routes;
     private final CompressBudget compression;
     private final RequestObserver observer;
+    /** What to advertise in {@code Alt-Svc}, or null for nothing. */
+    private final AltSvc altSvc;
 
     /**
      * @param routes      the current route table (limits and timeouts are read from it at hand-off)
@@ -36,10 +38,17 @@ public final class HttpsProtocols extends ApplicationProtocolNegotiationHandler 
 
     /** @param observer told of each request as it ends, or null for none */
     public HttpsProtocols(RouteTableHolder routes, CompressBudget compression, RequestObserver observer) {
+        this(routes, compression, observer, null);
+    }
+
+    /** @param altSvc what responses advertise in {@code Alt-Svc} (HTTP/3), or null for nothing */
+    public HttpsProtocols(RouteTableHolder routes, CompressBudget compression, RequestObserver observer,
+                          AltSvc altSvc) {
         super(ApplicationProtocolNames.HTTP_1_1);
         this.routes = routes;
         this.compression = compression;
         this.observer = observer;
+        this.altSvc = altSvc;
     }
 
     @Override
@@ -69,9 +78,9 @@ public final class HttpsProtocols extends ApplicationProtocolNegotiationHandler 
     @Override
     protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
         if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
-            Http2Pipeline.install(ctx.pipeline(), routes, compression, observer);
+            Http2Pipeline.install(ctx.pipeline(), routes, compression, observer, altSvc);
         } else if (ApplicationProtocolNames.HTTP_1_1.equals(protocol)) {
-            Http1Initializer.addHttp1Handlers(ctx.pipeline(), routes, compression, "https", observer);
+            Http1Initializer.addHttp1Handlers(ctx.pipeline(), routes, compression, "https", observer, altSvc);
         } else {
             throw new IllegalStateException("unsupported application protocol: " + protocol);
         }

@@ -20,7 +20,7 @@ public final class DrainEvent {
     }
 
     /** The connection ends itself once its {@code requests} in flight (0 or more) are answered. */
-    void claim(int requests) {
+    public void claim(int requests) {
         claimed = true;
         requestsInFlight = requests;
     }

@@ -4,7 +4,6 @@ import dev.usher.config.SiteTraffic;
 import dev.usher.route.RouteTableHolder;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.DefaultHttpRequest;
@@ -18,19 +17,14 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
-import io.netty.handler.codec.http2.Http2Error;
-import io.netty.handler.codec.http2.Http2Stream;
-import io.netty.handler.codec.http2.Http2StreamChannel;
-import io.netty.handler.codec.http2.HttpConversionUtil;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.Future;
 
 import java.time.Duration;
 import java.util.List;
 
 /**
- * The last handler of one HTTP/2 stream's child channel (after {@code Http2StreamFrameToHttpObjectCodec}): the
+ * The last handler of one HTTP/2 stream's child channel (after {@code Http2StreamFrameToHttpObjectCodec}), or of
+ * one HTTP/3 request stream (after {@code Http3FrameToHttpObjectCodec}; see {@link StreamProtocol}): the
  * stream's single request is routed and proxied like an HTTP/1.1 one, through {@link RequestDispatch} and a
  * {@link ProxyExchange}, to the same keep-alive backend pools.
  *
@@ -52,24 +46,35 @@ import java.util.List;
  */
 public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter implements ClientSide {
     private final RouteTableHolder routes;
+    private final StreamProtocol protocol;
     private ChannelHandlerContext ctx;
     private RequestDispatch dispatch;
     private ProxyExchange exchange;
     private StreamBodyTimeout bodyTimeout;
     /** The request head arrived; anything after it belongs to the exchange, or is dropped. */
     private boolean started;
+    /**
+     * HTTP/3: a request head waiting for the stream's next event, which says whether a body follows (a DATA frame)
+     * or not (the stream's end). A GET is then forwarded as a GET, without an empty chunked body.
+     */
+    private HttpRequest heldHead;
 
     /** @param routes the current route table, read once for the stream's request */
     public Http2StreamProxyHandler(RouteTableHolder routes) {
+        this(routes, StreamProtocol.HTTP2);
+    }
+
+    /** @param protocol whether the stream is an HTTP/2 or an HTTP/3 one */
+    public Http2StreamProxyHandler(RouteTableHolder routes, StreamProtocol protocol) {
         this.routes = routes;
+        this.protocol = protocol;
     }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         ctx.channel().config().setAutoRead(false);
-        Channel connection = ctx.channel().parent() != null ? ctx.channel().parent() : ctx.channel();
-        dispatch = new RequestDispatch(routes, "https", this, ctx, connection.remoteAddress());
+        dispatch = new RequestDispatch(routes, "https", this, ctx, protocol.clientAddress(ctx.channel()));
         bodyTimeout = new StreamBodyTimeout(ctx, this::bodyTimedOut);
     }
 
@@ -91,11 +96,39 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
                 DefaultLastHttpContent end = new DefaultLastHttpContent(full.content(), full.trailingHeaders());
                 startRequest(head, false);
                 forward(end);
+            } else if (protocol.headAloneMayEndTheStream()) {
+                heldHead = request;
+                // Should the stream's next event never come, the stream still ends (see startRequest).
+                bodyTimeout.start(SiteTraffic.DEFAULTS.readTimeout().toNanos(), () -> true);
             } else {
                 startRequest(request, true);
             }
+        } else if (heldHead != null) {
+            HttpRequest head = heldHead;
+            heldHead = null;
+            boolean bodiless = msg instanceof LastHttpContent last && !last.content().isReadable()
+                    && last.trailingHeaders().isEmpty();
+            if (bodiless) {
+                // Netty's HTTP/3 conversion marks a head without Content-Length as chunked (a client cannot send
+                // Transfer-Encoding over HTTP/3): with no body after all, the mark goes.
+                head.headers().remove(HttpHeaderNames.TRANSFER_ENCODING);
+            }
+            startRequest(head, !bodiless);
+            forward(msg);
+            endOfStreamRead(msg);
         } else {
             forward(msg);
+            endOfStreamRead(msg);
+        }
+    }
+
+    /**
+     * HTTP/3 passes the end of the stream on after the read batch's {@code channelReadComplete} (QUIC reports FIN
+     * last): the end is a batch of its own, so the exchange hears of it as one (and sends a head it held back).
+     */
+    private void endOfStreamRead(Object msg) {
+        if (protocol.headAloneMayEndTheStream() && msg instanceof LastHttpContent && exchange != null) {
+            exchange.clientReadComplete();
         }
     }
 
@@ -119,11 +152,9 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
             bodyTimeout.start(SiteTraffic.DEFAULTS.readTimeout().toNanos(), () -> true);
         }
         HttpHeaders headers = request.headers();
-        // Netty's conversion adds x-http2-stream-id and friends; they describe this hop and must not reach backends
-        // (nor may a client smuggle them in).
-        for (HttpConversionUtil.ExtensionHeaderNames name : HttpConversionUtil.ExtensionHeaderNames.values()) {
-            headers.remove(name.text());
-        }
+        // Netty's conversion adds x-http2-stream-id (x-http3-stream-id) and friends; they describe this hop and must
+        // not reach backends (nor may a client smuggle them in).
+        protocol.removeConversionHeaders(headers);
         if (request.method().equals(HttpMethod.CONNECT)) {
             dispatch.respond(HttpResponseStatus.METHOD_NOT_ALLOWED, true);
             return;
@@ -161,6 +192,12 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (heldHead != null && !protocol.inputEnded(ctx.channel())) {
+            // No end of stream with the head: a body follows in later reads.
+            HttpRequest head = heldHead;
+            heldHead = null;
+            startRequest(head, true);
+        }
         if (exchange != null) {
             exchange.clientReadComplete();
         }
@@ -216,25 +253,15 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
         ChannelFuture written = ctx.writeAndFlush(response);
         if (close) {
             bodyTimeout.answering();
-            written.addListener(this::resetAfterAnswer);
+            written.addListener(f -> protocol.endAfterAnswer(ctx, f));
         }
     }
 
-    /**
-     * The request body is not wanted: once the complete answer is out, RST_STREAM(NO_ERROR) tells the client to
-     * stop sending it without discarding the answer (RFC 9113 §8.1). When the client had already ended its side,
-     * the stream closed with the answer and no reset is due. A failed write just closes (CANCEL, if anything).
+    /*
+     * The request body is not wanted: once the complete answer is out, the stream protocol tells the client to stop
+     * sending it without discarding the answer: RST_STREAM(NO_ERROR) on HTTP/2 (RFC 9113 §8.1), STOP_SENDING on
+     * HTTP/3. When the client had already ended its side, the stream closed with the answer and nothing is due.
      */
-    private void resetAfterAnswer(Future<? super Void> written) {
-        Channel stream = ctx.channel();
-        boolean open = stream instanceof Http2StreamChannel h2 && h2.stream().state() != Http2Stream.State.CLOSED;
-        if (written.isSuccess() && stream.isActive() && open) {
-            ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR))
-                    .addListener(ChannelFutureListener.CLOSE);
-        } else {
-            ctx.close();
-        }
-    }
 
     @Override
     public void exchangeStarted(ProxyExchange started) {

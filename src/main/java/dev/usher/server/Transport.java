@@ -5,6 +5,9 @@ import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
@@ -43,6 +46,11 @@ public record Transport(String name, IoHandlerFactory handlers, Class<? extends 
     /** Why epoll is not used, or null when it is available. */
     public static Throwable epollUnavailabilityCause() {
         return Epoll.unavailabilityCause();
+    }
+
+    /** The UDP socket class of this transport (QUIC). */
+    public Class<? extends DatagramChannel> datagramChannel() {
+        return name.equals("epoll") ? EpollDatagramChannel.class : NioDatagramChannel.class;
     }
 
     /** A group of {@code threads} event loops whose threads are named {@code usher-<purpose>-N}. */

@@ -323,9 +323,9 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> parse("foo: 1\nbar: 2\n")).isInstanceOf(ConfigException.class)
                 .hasMessage("""
                         t.yaml:1:1: foo: unknown key "foo"; expected one of: listen, data, timeouts, limits, sites, \
-                        trusted_proxies, email, acme, admin, access_log
+                        trusted_proxies, email, acme, admin, access_log, http3
                         t.yaml:2:1: bar: unknown key "bar"; expected one of: listen, data, timeouts, limits, sites, \
-                        trusted_proxies, email, acme, admin, access_log""");
+                        trusted_proxies, email, acme, admin, access_log, http3""");
     }
 
     @Test
@@ -562,6 +562,17 @@ class ConfigLoaderTest {
 
     private static ListenAddress listen(String entry) throws ConfigException {
         return parse("listen:\n  " + entry + "\n").listen().http();
+    }
+
+    @Test
+    void http3IsOnByDefaultWhereverHttpsIsAndCanBeTurnedOff() throws Exception {
+        assertThat(parse("sites: {a.example.com: app:80}\n").listen().http3On()).isTrue();
+        UsherConfig off = parse("http3: false\nsites: {a.example.com: app:80}\n");
+        assertThat(off.listen().http3()).isFalse();
+        assertThat(off.listen().http3On()).isFalse();
+        assertThat(off.listen().httpsOn()).isTrue();
+        UsherConfig noHttps = parse("listen: {https: off}\nhttp3: true\nsites: {a.example.com: app:80}\n");
+        assertThat(noHttps.listen().http3On()).isFalse();
     }
 
     private static UsherConfig parse(String yaml) throws ConfigException {
