@@ -78,10 +78,11 @@ class LocalCaHttpsTest {
     @Test
     void curlTrustingOnlyTheLocalRootReachesTheBackendOverHttps() {
         int port = httpsPort();
-        Command c = curl("--cacert", root.toString(), "--resolve", "app.localhost:" + port + ":127.0.0.1",
+        Command c = curl("-i", "--cacert", root.toString(), "--resolve", "app.localhost:" + port + ":127.0.0.1",
                 "https://app.localhost:" + port + "/hello");
         assertThat(c.exitCode()).as(c.output()).isZero();
         assertThat(c.output()).contains("local-ca-backend").contains("GET /hello")
+                .containsIgnoringCase("alt-svc: h3=\":" + port + "\"; ma=2592000")
                 .containsIgnoringCase("X-Forwarded-Proto: https");
     }
 
@@ -96,9 +97,10 @@ class LocalCaHttpsTest {
     @Test
     void anIpAddressSiteIsServedWithoutSni() {
         int port = httpsPort();
-        Command c = curl("--cacert", root.toString(), "https://127.0.0.1:" + port + "/ip");
+        Command c = curl("-i", "--cacert", root.toString(), "https://127.0.0.1:" + port + "/ip");
         assertThat(c.exitCode()).as(c.output()).isZero();
-        assertThat(c.output()).contains("GET /ip");
+        assertThat(c.output()).contains("GET /ip")
+                .as("no HTTP/3 offered: a QUIC handshake without SNI would fail").doesNotContainIgnoringCase("alt-svc");
     }
 
     @Test
