@@ -118,7 +118,7 @@ export async function siteFormView(app, originalName) {
 
   const form = h('form', { class: 'card site-form', id: 'site-form', novalidate: true, onsubmit: submit },
     topErrors,
-    field('Name', inputs.name, 'name', 'The host name clients use, e.g. app.example.com (http://name for plain HTTP only).'),
+    field('Name', inputs.name, 'name', 'The host name clients use, e.g. app.example.com; TLS off serves it as plain HTTP.'),
     h('fieldset', { class: 'field' }, h('legend', null, 'Upstreams'),
       h('p', { class: 'hint' }, 'Backends as host:port, e.g. app:8080 or 127.0.0.1:3000.'), rows, upstreamsError,
       h('button', { type: 'button', class: 'secondary', id: 'add-upstream', onclick: () => addRow('', true) }, 'Add upstream')),
