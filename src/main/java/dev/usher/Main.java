@@ -150,7 +150,7 @@ public final class Main {
         Reloader reloader = usher.reloadFrom(file);
         HangupSignal.install(() -> reloader.reload("SIGHUP"));
         try {
-            return ConfigWatcher.start(file, () -> reloader.reload("file change"));
+            return ConfigWatcher.start(file, () -> reloader.reloadIfChanged("file change"));
         } catch (IOException e) {
             err.println("usher: not watching " + file + " for changes (" + describe(e) + "); after an edit, run "
                     + "usher reload or send SIGHUP");

@@ -242,7 +242,7 @@ public final class Usher implements AutoCloseable {
     /** Binds the admin endpoint; it asks this Usher for the current certificates and reloader on each request. */
     AdminListener bindAdmin(ListenAddress address) throws ListenException {
         return AdminListener.bind(address, transport, loops, () -> certificates, () -> reloader, metrics,
-                () -> routes.get().config().adminSecret());
+                () -> routes.get().config().adminSecret(), this::routeTables);
     }
 
     /**
@@ -269,6 +269,12 @@ public final class Usher implements AutoCloseable {
         Reloader made = new Reloader(file, this::reload, reloads);
         reloader = made;
         return made;
+    }
+
+    /** The running route tables, the HTTPS one first (its routes have the backends of HTTPS sites). */
+    private java.util.List<RouteTable> routeTables() {
+        RouteTableHolder secure = secureRoutes;
+        return secure == null ? java.util.List.of(routes.get()) : java.util.List.of(secure.get(), routes.get());
     }
 
     /** How many reloads succeeded and failed, and when the last ones happened. */

@@ -6,6 +6,7 @@ import dev.usher.reload.ReloadResult;
 import dev.usher.reload.Reloader;
 import dev.usher.observe.Metrics;
 import dev.usher.observe.PrometheusText;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -26,7 +27,8 @@ import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
 /**
- * The admin API's requests: {@code GET /health}, {@code GET /certificates}, {@code POST
+ * The admin endpoint's requests: the web UI's files ({@code /}, {@code /ui/...}, see {@link StaticFiles}) and API
+ * ({@code /api/...}, see {@link AdminApi}), and for tools {@code GET /health}, {@code GET /certificates}, {@code POST
  * /certificates/NAME/renew}, {@code POST /reload} (200 with what changed, or 422 with the config's errors),
  * {@code GET /metrics} (Prometheus text). Other answers are JSON. Requests whose Host is not a loopback name are
  * refused (a web page
@@ -35,22 +37,31 @@ import java.util.function.Supplier;
 final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private static final String CERTIFICATES = "/certificates";
     private static final String RENEW = "/renew";
+    private static final String API = "/api/";
+    private static final System.Logger LOG = System.getLogger(AdminHandler.class.getName());
 
     private final Supplier<CertManager> certificateSource;
     private final Supplier<Reloader> reloader;
     private final Metrics metrics;
     private final AdminSecret secret;
+    private final Sessions sessions;
+    private final AdminApi api;
+    private final StaticFiles ui;
 
     /**
      * Both suppliers may give null: no HTTPS served; not started from a config file. {@code metrics}: null for none
-     * (404). {@code secret}: checks the token each request must carry when a secret is configured.
+     * (404). {@code secret}: checks the token each request must carry when a secret is configured. {@code api} and
+     * {@code ui}: the web UI's API and files; {@code sessions}: its logins.
      */
     AdminHandler(Supplier<CertManager> certificates, Supplier<Reloader> reloader, Metrics metrics,
-                 AdminSecret secret) {
+                 AdminSecret secret, Sessions sessions, AdminApi api, StaticFiles ui) {
         this.certificateSource = certificates;
         this.reloader = reloader;
         this.metrics = metrics;
         this.secret = secret;
+        this.sessions = sessions;
+        this.api = api;
+        this.ui = ui;
     }
 
     @Override
@@ -64,6 +75,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             send(ctx, HttpResponseStatus.FORBIDDEN, Json.error("cross-site requests are refused"), keepAlive);
             return;
         }
+        String path = pathOf(request.uri());
         if (!secret.required()) {
             // Without a secret the endpoint is on loopback, and a page that rebinds its own name to 127.0.0.1 must
             // not reach it: only requests addressed to a loopback name are served.
@@ -72,23 +84,35 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                         + "to localhost"), keepAlive);
                 return;
             }
-            route(ctx, request, keepAlive);
+            dispatch(ctx, request, path, keepAlive, null, false);
+            return;
+        }
+        // With a password: the UI's files and its login calls are open; the rest needs a session (the browser)
+        // or the secret itself (tools such as usher renew).
+        Sessions.Session session = sessions.find(request.headers().get(HttpHeaderNames.COOKIE));
+        if (session != null || StaticFiles.serves(path) || AdminApi.open(path)) {
+            dispatch(ctx, request, path, keepAlive, session, false);
+            return;
+        }
+        String authorization = request.headers().get(HttpHeaderNames.AUTHORIZATION);
+        if (authorization == null && path.startsWith(API)) {
+            send(ctx, HttpResponseStatus.UNAUTHORIZED, Json.error("login required"), keepAlive);
             return;
         }
         request.retain();
         ctx.channel().config().setAutoRead(false);
-        secret.check(request.headers().get(HttpHeaderNames.AUTHORIZATION)).whenComplete((ok, failure) ->
+        secret.check(authorization).whenComplete((ok, failure) ->
                 ctx.executor().execute(() -> {
                     try {
                         ctx.channel().config().setAutoRead(true);
                         // Closed after this answer: a request pipelined behind it must not be answered first.
                         if (Boolean.TRUE.equals(ok)) {
-                            route(ctx, request, false);
+                            dispatch(ctx, request, path, false, null, true);
                         } else {
                             FullHttpResponse refused = response(HttpResponseStatus.UNAUTHORIZED,
-                                    "application/json", (Json.error("this admin endpoint needs its secret: "
-                                            + "Authorization: Bearer <secret>") + "\n")
-                                            .getBytes(StandardCharsets.UTF_8), false);
+                                    "application/json", (Json.error(path.startsWith(API) ? "login required"
+                                            : "this admin endpoint needs its secret: Authorization: Bearer <secret>")
+                                            + "\n").getBytes(StandardCharsets.UTF_8), false);
                             refused.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer realm=\"usher admin\"");
                             write(ctx, refused, false);
                         }
@@ -96,6 +120,78 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                         request.release();
                     }
                 }));
+    }
+
+    private static String pathOf(String uri) {
+        int query = uri.indexOf('?');
+        return query < 0 ? uri : uri.substring(0, query);
+    }
+
+    /** The UI's files, its API, or the tools' endpoints. */
+    private void dispatch(ChannelHandlerContext ctx, FullHttpRequest request, String path, boolean keepAlive,
+                          Sessions.Session session, boolean tokenClient) {
+        if (StaticFiles.serves(path)) {
+            serveFile(ctx, request, path, keepAlive);
+        } else if (path.startsWith(API)) {
+            ApiRequest call = new ApiRequest(request.method(), path, request.headers().copy(),
+                    ByteBufUtil.getBytes(request.content()), session, overHttps(ctx, request), client(ctx, request),
+                    tokenClient);
+            ctx.channel().config().setAutoRead(false);
+            Thread.ofVirtual().name("admin-api").start(() -> {
+                Answer answer;
+                try {
+                    answer = api.handle(call);
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.ERROR, "admin API " + call.method() + " " + path + " failed", e);
+                    answer = Answer.error(HttpResponseStatus.INTERNAL_SERVER_ERROR, "failed: " + e);
+                }
+                Answer done = answer;
+                ctx.executor().execute(() -> {
+                    ctx.channel().config().setAutoRead(true);
+                    FullHttpResponse response = response(done.status(), done.contentType(), done.body(), false);
+                    done.headers().forEach((k, v) -> response.headers().set(k, v));
+                    response.headers().set("X-Content-Type-Options", "nosniff");
+                    write(ctx, response, false); // closed: a request pipelined behind it must not overtake it
+                });
+            });
+        } else {
+            route(ctx, request, keepAlive);
+        }
+    }
+
+    private void serveFile(ChannelHandlerContext ctx, FullHttpRequest request, String path, boolean keepAlive) {
+        if (!request.method().equals(HttpMethod.GET) && !request.method().equals(HttpMethod.HEAD)) {
+            send(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, Json.error("use GET"), keepAlive);
+            return;
+        }
+        java.util.Optional<StaticFiles.File> file = ui.find(path);
+        if (file.isEmpty()) {
+            send(ctx, HttpResponseStatus.NOT_FOUND, Json.error("no such file: " + path), keepAlive);
+            return;
+        }
+        FullHttpResponse response = response(HttpResponseStatus.OK, file.get().contentType(),
+                request.method().equals(HttpMethod.HEAD) ? new byte[0] : file.get().bytes(), keepAlive);
+        StaticFiles.HEADERS.forEach((k, v) -> response.headers().set(k, v));
+        response.headers().set(HttpHeaderNames.CONTENT_LENGTH, file.get().bytes().length);
+        write(ctx, response, keepAlive);
+    }
+
+    /**
+     * True when the request reached Usher over HTTPS: the admin site, whose requests Usher's own HTTPS listener
+     * forwards here over loopback with {@code X-Forwarded-Proto: https}.
+     */
+    private static boolean overHttps(ChannelHandlerContext ctx, FullHttpRequest request) {
+        return fromLoopback(ctx) && "https".equalsIgnoreCase(request.headers().get("X-Forwarded-Proto"));
+    }
+
+    /** The client's address: the peer, or for the admin site (forwarded over loopback) the last X-Forwarded-For. */
+    private static String client(ChannelHandlerContext ctx, FullHttpRequest request) {
+        String forwarded = request.headers().get("X-Forwarded-For");
+        if (forwarded != null && fromLoopback(ctx)) {
+            return forwarded.substring(forwarded.lastIndexOf(',') + 1).strip();
+        }
+        return ctx.channel().remoteAddress() instanceof java.net.InetSocketAddress peer && peer.getAddress() != null
+                ? peer.getAddress().getHostAddress() : "unknown";
     }
 
     /**
@@ -109,9 +205,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private void route(ChannelHandlerContext ctx, FullHttpRequest request, boolean keepAlive) {
         CertManager certificates = certificateSource.get(); // a reload may start HTTPS
-        String path = request.uri();
-        int query = path.indexOf('?');
-        path = query < 0 ? path : path.substring(0, query);
+        String path = pathOf(request.uri());
         if (path.equals("/metrics") && metrics != null) {
             if (!request.method().equals(HttpMethod.GET)) {
                 send(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, Json.error("use GET"), keepAlive);

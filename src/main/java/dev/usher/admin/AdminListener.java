@@ -10,11 +10,15 @@ import dev.usher.server.Transport;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
-import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.ReadTimeoutHandler;
 
+import dev.usher.route.RouteTable;
+
 import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -22,13 +26,15 @@ import java.util.function.Supplier;
  * address for {@code usher renew}, {@code usher reload} and, later, metrics and the web UI.
  */
 public final class AdminListener implements AutoCloseable {
-    /** Admin requests are small; anything bigger is refused by the aggregator with 413. */
-    private static final int MAX_REQUEST = 64 * 1024;
+    /** The web UI's files in the jar. */
+    static final String UI = "dev/usher/admin/ui/";
 
     private final HttpListener listener;
+    private final ScheduledFuture<?> sampling;
 
-    private AdminListener(HttpListener listener) {
+    private AdminListener(HttpListener listener, ScheduledFuture<?> sampling) {
         this.listener = listener;
+        this.sampling = sampling;
     }
 
     /**
@@ -39,22 +45,40 @@ public final class AdminListener implements AutoCloseable {
      * @param metrics      what {@code GET /metrics} serves, or null for none
      * @param secretHash   the bcrypt hash of the secret every request must carry, or null for none (asked per
      *                     request: a reload may change it)
+     * @param tables       the running route tables, HTTPS first (site status for the web UI)
      */
     public static AdminListener bind(ListenAddress address, Transport transport, EventLoopGroup loops,
                                      Supplier<CertManager> certificates, Supplier<Reloader> reloader,
-                                     Metrics metrics, Supplier<String> secretHash) throws ListenException {
+                                     Metrics metrics, Supplier<String> secretHash,
+                                     Supplier<List<RouteTable>> tables) throws ListenException {
+        return bind(address, transport, loops, certificates, reloader, metrics, secretHash, tables, UI);
+    }
+
+    /** As the other {@code bind}, with the web UI's files from the class-path folder {@code uiRoot}. */
+    static AdminListener bind(ListenAddress address, Transport transport, EventLoopGroup loops,
+                              Supplier<CertManager> certificates, Supplier<Reloader> reloader, Metrics metrics,
+                              Supplier<String> secretHash, Supplier<List<RouteTable>> tables, String uiRoot)
+            throws ListenException {
         AdminSecret secret = new AdminSecret(secretHash, task -> Thread.ofVirtual().name("admin-secret").start(task));
-        return new AdminListener(HttpListener.bind(address, transport, loops, new ChannelInitializer<Channel>() {
+        Sessions sessions = new Sessions();
+        RecentRequests recent = new RecentRequests(metrics);
+        ConfigFile file = new ConfigFile(reloader, () -> tables.get().get(0).config().dataDir());
+        AdminApi api = new AdminApi(sessions, secret, file, certificates, reloader, tables, recent);
+        StaticFiles ui = new StaticFiles(uiRoot);
+        HttpListener listener = HttpListener.bind(address, transport, loops, new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
                 ch.config().setAutoRead(true);
                 ch.pipeline()
                         .addLast(new ReadTimeoutHandler(60))
                         .addLast(new HttpServerCodec())
-                        .addLast(new HttpObjectAggregator(MAX_REQUEST))
-                        .addLast(new AdminHandler(certificates, reloader, metrics, secret));
+                        .addLast(new AdminBodyLimit())
+                        .addLast(new AdminHandler(certificates, reloader, metrics, secret, sessions, api, ui));
             }
-        }));
+        });
+        ScheduledFuture<?> sampling = loops.next().scheduleAtFixedRate(recent::sample, RecentRequests.STEP_MILLIS,
+                RecentRequests.STEP_MILLIS, TimeUnit.MILLISECONDS);
+        return new AdminListener(listener, sampling);
     }
 
     /** The bound address. */
@@ -64,6 +88,7 @@ public final class AdminListener implements AutoCloseable {
 
     @Override
     public void close() {
+        sampling.cancel(false);
         listener.close();
     }
 }

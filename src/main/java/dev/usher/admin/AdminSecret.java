@@ -74,6 +74,23 @@ final class AdminSecret {
         }, executor);
     }
 
+    /**
+     * Blocks (call it off the event loop) until the bcrypt check of a login password is done; one check at a time.
+     * False when no password is configured.
+     */
+    boolean verify(String password) throws InterruptedException {
+        String expected = hash.get();
+        if (expected == null || password == null || password.isEmpty() || password.length() > 256) {
+            return false;
+        }
+        checking.acquire();
+        try {
+            return OpenBSDBCrypt.checkPassword(expected, password.toCharArray());
+        } finally {
+            checking.release();
+        }
+    }
+
     private static String token(String authorization) {
         if (authorization == null) {
             return null;

@@ -74,9 +74,18 @@ final class Json {
                     .append(",\"issuer\":").append(string(s.issuer()))
                     .append(",\"not_after\":").append(s.notAfter() == null ? "null" : string(s.notAfter().toString()))
                     .append(",\"sha256\":").append(s.sha256() == null ? "null" : string(s.sha256()))
+                    .append(",\"not_before\":").append(instant(s.notBefore()))
+                    .append(",\"state\":").append(string(s.state()))
+                    .append(",\"next_renewal\":").append(instant(s.nextRenewal()))
+                    .append(",\"error\":").append(s.error() == null ? "null" : string(s.error()))
                     .append('}');
         });
         return out.append(']').toString();
+    }
+
+    /** An instant as an ISO-8601 string in UTC, or null. */
+    static String instant(java.time.Instant at) {
+        return at == null ? "null" : string(at.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
     }
 
     /** A JSON string literal. */

@@ -158,14 +158,26 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         List<CertificateStatus> result = new ArrayList<>();
         for (ManagedName m : names.values()) {
             CertifiedKey cert = m.current;
+            String error = m.lastError;
+            String state = cert != null && cert.notAfter().isAfter(Instant.now()) ? "valid"
+                    : error != null ? "failed" : "pending";
             result.add(new CertificateStatus(m.name, m.policy.toString(), m.issuer == null ? "files" : m.issuer.id(),
-                    cert == null ? null : cert.notAfter(), cert == null ? null : cert.sha256()));
+                    cert == null ? null : cert.notAfter(), cert == null ? null : cert.sha256(),
+                    cert == null ? null : cert.notBefore(), state, m.issuer == null ? null : m.nextCheck, error));
         }
         return result;
     }
 
-    /** One managed name's certificate, or nulls when there is none yet. */
-    public record CertificateStatus(String name, String policy, String issuer, Instant notAfter, String sha256) {
+    /**
+     * One managed name's certificate, or nulls when there is none yet.
+     *
+     * @param state       {@code valid} (a current certificate is served), {@code failed} (none, and the last order
+     *                    failed: {@code error} says why) or {@code pending} (none yet)
+     * @param nextRenewal when the next renewal check or retry runs; null for certificate files
+     * @param error       why the last order failed, or null
+     */
+    public record CertificateStatus(String name, String policy, String issuer, Instant notAfter, String sha256,
+                                    Instant notBefore, String state, Instant nextRenewal, String error) {
     }
 
     private Issuer issuerFor(TlsPolicy policy, AcmeSettings settings) {
@@ -241,6 +253,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         }
         m.next = timer.schedule(() -> work.submit(safely(m, task)), Math.max(0, delay.toMillis()),
                 TimeUnit.MILLISECONDS);
+        m.nextCheck = Instant.now().plus(delay.isNegative() ? Duration.ZERO : delay);
     }
 
     /** Schedules the next look at {@code m}: at {@code due}, or sooner to re-evaluate. */
@@ -356,6 +369,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         Duration wait;
         synchronized (this) {
             m.failures = 0;
+            m.lastError = null;
             m.current = cert;
             m.currentSince = now;
             if (now.isBefore(due)) {
@@ -384,6 +398,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         Duration wait;
         synchronized (this) {
             m.failures++;
+            m.lastError = e.getMessage();
             wait = retry.after(m.failures);
             if (e.retryAfter().isPresent()) {
                 Duration asked = Duration.between(Instant.now(), e.retryAfter().get());

@@ -28,6 +28,10 @@ final class ManagedName {
     /** Certificates in a row that were due for renewal the moment they arrived (a clock or CA problem). */
     int dueOnArrival;
     Future<?> next;
+    /** Why the last order failed, or null after a success (for the admin API). */
+    volatile String lastError;
+    /** When the next renewal check or retry runs, or null when none is scheduled (for the admin API). */
+    volatile Instant nextCheck;
     boolean retired;
 
     ManagedName(String name, TlsPolicy policy, Issuer issuer) {

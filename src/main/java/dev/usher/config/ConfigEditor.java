@@ -183,7 +183,7 @@ public final class ConfigEditor {
         } else if (form.tls() != null && !form.tls().equals("auto") && !form.tls().equals("off")) {
             out.add(inner + "tls: " + scalar(form.tls()) + newline);
         }
-        if (form.policy() != null) {
+        if (form.policy() != null && !form.policy().equals("round_robin")) {
             out.add(inner + "policy: " + scalar(form.policy()) + newline);
         }
         if (form.gzip() != null && !form.gzip()) {

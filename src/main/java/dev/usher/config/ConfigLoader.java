@@ -45,6 +45,18 @@ public final class ConfigLoader {
     }
 
     /**
+     * Validates {@code bytes} as if they were the content of {@code file}: errors name the file, and relative paths
+     * start from its folder. What the admin API checks an edit with before writing it (the code of {@code usher
+     * check}).
+     */
+    public static UsherConfig parse(byte[] bytes, Path file) throws ConfigException {
+        String name = file.toString();
+        Path folder = file.toAbsolutePath().getParent();
+        return parse(decode(bytes, name), name, HostEnvironment.current(),
+                folder == null ? Path.of("").toAbsolutePath() : folder);
+    }
+
+    /**
      * Validates config text.
      *
      * @param yaml     the file's content

@@ -25,7 +25,7 @@ public record SiteForm(String name, List<String> upstreams, String tls, String c
 
     /** True when nothing but upstreams (and a plain-HTTP or automatic certificate) is set: the short form. */
     boolean shortForm() {
-        return (tls == null || tls.equals("auto") || tls.equals("off")) && policy == null
+        return (tls == null || tls.equals("auto") || tls.equals("off")) && (policy == null || policy.equals("round_robin"))
                 && (gzip == null || gzip) && maxBody == null && (securityHeaders == null || !securityHeaders)
                 && healthPath == null;
     }

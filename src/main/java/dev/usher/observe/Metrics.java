@@ -77,6 +77,19 @@ public final class Metrics implements RequestObserver {
         }
     }
 
+    /** Requests so far per site name (all protocols and statuses), for the admin API's recent-request counts. */
+    public Map<String, Long> requestTotals() {
+        Map<String, Long> totals = new java.util.HashMap<>();
+        sites.forEach((site, c) -> {
+            long n = 0;
+            for (LongAdder a : c.requests) {
+                n += a.sum();
+            }
+            totals.put(site, n);
+        });
+        return totals;
+    }
+
     /** The whole exposition, in Prometheus text format. */
     public String scrape() {
         PrometheusText out = new PrometheusText();

@@ -7,7 +7,11 @@ import dev.usher.config.UsherConfig;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -34,6 +38,8 @@ public final class Reloader {
     private final Path file;
     private final Target target;
     private final ReloadCounts counts;
+    /** SHA-256 of the bytes the last reload read (guarded by this): the watcher skips a file already applied. */
+    private byte[] lastRead;
 
     /**
      * @param file   the config file, read anew on each reload
@@ -60,7 +66,9 @@ public final class Reloader {
         long started = System.nanoTime();
         ReloadResult result;
         try {
-            UsherConfig next = ConfigLoader.load(file);
+            byte[] bytes = Files.readAllBytes(file);
+            lastRead = sha256(bytes);
+            UsherConfig next = ConfigLoader.parse(bytes, file);
             result = target.reload(next);
         } catch (ConfigException e) {
             result = ReloadResult.failed(e.errors(), since(started));
@@ -87,6 +95,29 @@ public final class Reloader {
                     + "ms", file, trigger, result.errors().size(), millis);
         }
         return result;
+    }
+
+    /**
+     * Reloads unless the file holds the bytes the last reload read: the file watcher's trigger, since a write by the
+     * admin API reloads at once and the watcher then sees the same change. Returns null when skipped.
+     */
+    public synchronized ReloadResult reloadIfChanged(String trigger) {
+        try {
+            if (lastRead != null && Arrays.equals(lastRead, sha256(Files.readAllBytes(file)))) {
+                return null;
+            }
+        } catch (IOException e) {
+            // unreadable: reload() reports it
+        }
+        return reload(trigger);
+    }
+
+    private static byte[] sha256(byte[] bytes) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(bytes);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static Duration since(long started) {

@@ -29,7 +29,7 @@ final class ReloadingUsher implements AutoCloseable {
         this.file = file;
         this.usher = usher;
         this.reloader = usher.reloadFrom(file);
-        this.watcher = ConfigWatcher.start(file, () -> reloader.reload("file change"));
+        this.watcher = ConfigWatcher.start(file, () -> reloader.reloadIfChanged("file change"));
     }
 
     /** Writes {@code yaml} to {@code folder/usher.yaml} and starts Usher from that file. */

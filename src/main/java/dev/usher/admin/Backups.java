@@ -1,0 +1,128 @@
+package dev.usher.admin;
+
+import dev.usher.cert.AtomicFiles;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The backup archive: {@code usher.yaml} (the config file as it is) and {@code data/...} (the data directory with
+ * file modes; lock files, temporary files and the config's own numbered backups left out). Restoring writes each
+ * data file atomically, with mode 0600 when the archive says others could not read it (keys).
+ */
+final class Backups {
+    static final String CONFIG = "usher.yaml";
+    static final String DATA = "data/";
+    /** The largest archive accepted, packed or unpacked. */
+    static final long LIMIT = 64L << 20;
+
+    /** What a restore brings: the config file's bytes and the data files. */
+    record Contents(byte[] config, List<TarGz.Entry> data) {
+    }
+
+    private Backups() {
+    }
+
+    /** The archive of {@code config} (its bytes) and the folder {@code dataDir}. */
+    static byte[] create(byte[] config, Path dataDir) throws IOException {
+        List<TarGz.Entry> entries = new ArrayList<>();
+        long now = System.currentTimeMillis() / 1000;
+        entries.add(new TarGz.Entry(CONFIG, 0600, now, false, config));
+        long[] total = {config.length};
+        if (Files.isDirectory(dataDir)) {
+            Files.walkFileTree(dataDir, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
+                    if (!dir.equals(dataDir)) {
+                        if (dir.getFileName().toString().equals(ConfigFile.BACKUPS)) {
+                            return FileVisitResult.SKIP_SUBTREE;
+                        }
+                        entries.add(new TarGz.Entry(name(dir), mode(dir), attrs.lastModifiedTime().toMillis() / 1000,
+                                true, new byte[0]));
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                    String fileName = file.getFileName().toString();
+                    if (!attrs.isRegularFile() || fileName.endsWith(".lock") || fileName.contains(".tmp-")) {
+                        return FileVisitResult.CONTINUE;
+                    }
+                    total[0] += attrs.size();
+                    if (total[0] > LIMIT) {
+                        throw new IOException("the data directory is larger than " + (LIMIT >> 20) + " MiB");
+                    }
+                    entries.add(new TarGz.Entry(name(file), mode(file), attrs.lastModifiedTime().toMillis() / 1000,
+                            false, Files.readAllBytes(file)));
+                    return FileVisitResult.CONTINUE;
+                }
+
+                private String name(Path p) {
+                    return DATA + dataDir.relativize(p).toString().replace('\\', '/');
+                }
+            });
+        }
+        return TarGz.bytes(entries);
+    }
+
+    /** Reads an archive made by {@link #create}; refuses anything else. */
+    static Contents read(byte[] archive) throws IOException {
+        List<TarGz.Entry> entries = TarGz.read(new ByteArrayInputStream(archive), LIMIT);
+        byte[] config = null;
+        List<TarGz.Entry> data = new ArrayList<>();
+        for (TarGz.Entry e : entries) {
+            if (e.name().equals(CONFIG) && !e.directory()) {
+                config = e.content();
+            } else if (e.name().startsWith(DATA) && e.name().length() > DATA.length()) {
+                data.add(new TarGz.Entry(e.name().substring(DATA.length()), e.mode(), e.mtimeSeconds(),
+                        e.directory(), e.content()));
+            } else if (!(e.name().equals("data") && e.directory())) {
+                throw new TarGz.BadArchive("unexpected entry \"" + e.name() + "\": a backup holds usher.yaml and "
+                        + "data/ only");
+            }
+        }
+        if (config == null) {
+            throw new TarGz.BadArchive("the archive has no usher.yaml");
+        }
+        return new Contents(config, data);
+    }
+
+    /** Writes the data files into {@code dataDir} (each atomically); existing files not in the archive stay. */
+    static void restoreData(List<TarGz.Entry> data, Path dataDir) throws IOException {
+        Path root = dataDir.toAbsolutePath().normalize();
+        for (TarGz.Entry e : data) {
+            Path target = root.resolve(e.name()).normalize();
+            if (!target.startsWith(root) || target.equals(root)) {
+                throw new TarGz.BadArchive("refused entry \"" + e.name() + "\"");
+            }
+            if (e.directory()) {
+                AtomicFiles.createDirectories(target);
+            } else {
+                AtomicFiles.write(target, e.content(), (e.mode() & 077) == 0);
+            }
+        }
+    }
+
+    private static int mode(Path p) {
+        try {
+            Set<PosixFilePermission> perms = Files.getPosixFilePermissions(p);
+            int mode = 0;
+            for (PosixFilePermission perm : perms) {
+                mode |= 1 << (8 - perm.ordinal());
+            }
+            return mode;
+        } catch (IOException | UnsupportedOperationException e) {
+            return 0600;
+        }
+    }
+}

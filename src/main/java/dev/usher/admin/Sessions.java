@@ -1,0 +1,139 @@
+package dev.usher.admin;
+
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Logged-in admin sessions, kept in memory only (a restart logs everyone out). A session id and its CSRF token are
+ * 256 random bits each; a session ends after 12 hours without a request, or at logout. Also: the CSRF token of an
+ * endpoint without a password (loopback only), and the per-address throttle of password attempts.
+ *
+ * <p>Thread-safe.
+ */
+final class Sessions {
+    static final String COOKIE = "usher_session";
+    static final Duration IDLE = Duration.ofHours(12);
+    /** Wrong passwords allowed per client address within {@link #THROTTLE_WINDOW}; more answer 429. */
+    static final int FAILURES_ALLOWED = 5;
+    static final Duration THROTTLE_WINDOW = Duration.ofMinutes(5);
+    private static final int MAX_SESSIONS = 1000;
+    private static final int MAX_TRACKED = 10_000;
+
+    /** One logged-in browser. */
+    static final class Session {
+        final String id;
+        final String csrf;
+        volatile long lastSeen;
+
+        Session(String id, String csrf, long now) {
+            this.id = id;
+            this.csrf = csrf;
+            this.lastSeen = now;
+        }
+    }
+
+    private record Failures(int count, long since) {
+    }
+
+    private final SecureRandom random = new SecureRandom();
+    private final Map<String, Session> sessions = new ConcurrentHashMap<>();
+    private final Map<String, Failures> failures = new ConcurrentHashMap<>();
+    /** The CSRF token when no password is configured: one per process. */
+    private final String openCsrf = token();
+
+    String openCsrf() {
+        return openCsrf;
+    }
+
+    /** A new session. */
+    Session start() {
+        long now = System.nanoTime();
+        if (sessions.size() >= MAX_SESSIONS) {
+            sessions.values().removeIf(s -> expired(s, now));
+            if (sessions.size() >= MAX_SESSIONS) {
+                sessions.clear(); // a flood of logins; everyone logs in again
+            }
+        }
+        Session s = new Session(token(), token(), now);
+        sessions.put(s.id, s);
+        return s;
+    }
+
+    /** The live session named by the {@code Cookie} header, or null; a use keeps it alive. */
+    Session find(String cookieHeader) {
+        String id = cookie(cookieHeader, COOKIE);
+        if (id == null) {
+            return null;
+        }
+        Session s = sessions.get(id);
+        long now = System.nanoTime();
+        if (s == null || expired(s, now)) {
+            if (s != null) {
+                sessions.remove(id);
+            }
+            return null;
+        }
+        s.lastSeen = now;
+        return s;
+    }
+
+    void end(Session s) {
+        if (s != null) {
+            sessions.remove(s.id);
+        }
+    }
+
+    /** True when {@code client} may try a password now. */
+    boolean mayTry(String client) {
+        Failures f = failures.get(client);
+        return f == null || f.count() < FAILURES_ALLOWED || System.nanoTime() - f.since() > THROTTLE_WINDOW.toNanos();
+    }
+
+    void failed(String client) {
+        if (failures.size() > MAX_TRACKED) {
+            failures.clear();
+        }
+        long now = System.nanoTime();
+        failures.compute(client, (k, f) -> f == null || now - f.since() > THROTTLE_WINDOW.toNanos()
+                ? new Failures(1, now) : new Failures(f.count() + 1, f.since()));
+    }
+
+    void succeeded(String client) {
+        failures.remove(client);
+    }
+
+    /** Constant-time comparison of a token the client sent with the expected one. */
+    static boolean same(String sent, String expected) {
+        return sent != null && expected != null && MessageDigest.isEqual(sent.getBytes(StandardCharsets.UTF_8),
+                expected.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static boolean expired(Session s, long now) {
+        return now - s.lastSeen > IDLE.toNanos();
+    }
+
+    private String token() {
+        byte[] bits = new byte[32];
+        random.nextBytes(bits);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bits);
+    }
+
+    /** The value of cookie {@code name} in a {@code Cookie} header, or null. */
+    static String cookie(String header, String name) {
+        if (header == null) {
+            return null;
+        }
+        for (String part : header.split(";")) {
+            String p = part.strip();
+            if (p.startsWith(name + "=")) {
+                return p.substring(name.length() + 1);
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,139 @@
+package dev.usher.admin;
+
+import dev.usher.config.SiteForm;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * SiteForm ↔ JSON: {@code {"name", "upstreams": [...], "tls": "auto"|"acme"|"internal"|"off"|{"cert","key"},
+ * "policy", "gzip", "max_body", "security_headers", "health_path"}}. Reading checks the shape (types, required
+ * fields); the values themselves are checked by the config loader once written into the file's text.
+ */
+final class SiteFormJson {
+    private static final Set<String> TLS = Set.of("auto", "acme", "internal", "off");
+    private static final Set<String> KEYS = Set.of("name", "upstreams", "tls", "policy", "gzip", "max_body",
+            "security_headers", "health_path");
+
+    /** The form read, or the errors that stop it. */
+    record Parsed(SiteForm form, List<FieldErrors.FieldError> errors) {
+    }
+
+    private SiteFormJson() {
+    }
+
+    static Parsed read(String body) throws JsonReader.BadJson {
+        if (!(JsonReader.parse(body) instanceof Map<?, ?> map)) {
+            throw new JsonReader.BadJson("the body must be a JSON object (the site form)");
+        }
+        List<FieldErrors.FieldError> errors = new ArrayList<>();
+        for (Object key : map.keySet()) {
+            if (!KEYS.contains(key)) {
+                errors.add(new FieldErrors.FieldError(null, "unknown field \"" + key + "\""));
+            }
+        }
+        String name = text(map, "name", errors);
+        if (name == null || name.isBlank()) {
+            errors.add(new FieldErrors.FieldError("name", "give the site's name, such as app.example.com"));
+        } else if (name.contains("://")) {
+            errors.add(new FieldErrors.FieldError("name", "write the name without http:// or https:// (choose "
+                    + "tls: off for plain HTTP)"));
+        }
+        List<String> upstreams = new ArrayList<>();
+        Object ups = map.get("upstreams");
+        if (!(ups instanceof List<?> list) || list.isEmpty()) {
+            errors.add(new FieldErrors.FieldError("upstreams", "give at least one upstream, such as app:80"));
+        } else {
+            for (int i = 0; i < list.size(); i++) {
+                if (list.get(i) instanceof String s && !s.isBlank()) {
+                    upstreams.add(s.strip());
+                } else {
+                    errors.add(new FieldErrors.FieldError("upstreams[" + i + "]", "an upstream address such as "
+                            + "app:80"));
+                }
+            }
+        }
+        String tls = null;
+        String cert = null;
+        String key = null;
+        Object t = map.get("tls");
+        if (t instanceof String word) {
+            tls = word.strip().toLowerCase(Locale.ROOT);
+            if (!TLS.contains(tls)) {
+                errors.add(new FieldErrors.FieldError("tls", "one of auto, acme, internal, off, or {cert, key}"));
+            }
+        } else if (t instanceof Map<?, ?> files) {
+            tls = "files";
+            cert = text(files, "cert", errors, "tls.cert");
+            key = text(files, "key", errors, "tls.key");
+            if (cert == null || cert.isBlank()) {
+                errors.add(new FieldErrors.FieldError("tls.cert", "the certificate chain file (PEM)"));
+            }
+            if (key == null || key.isBlank()) {
+                errors.add(new FieldErrors.FieldError("tls.key", "the private key file (PEM)"));
+            }
+        } else if (t != null) {
+            errors.add(new FieldErrors.FieldError("tls", "one of auto, acme, internal, off, or {cert, key}"));
+        }
+        String policy = text(map, "policy", errors);
+        Boolean gzip = bool(map, "gzip", errors);
+        Object maxBody = map.get("max_body");
+        String maxBodyText = maxBody instanceof Double d ? (d == Math.rint(d) ? Long.toString(d.longValue())
+                : d.toString()) : text(map, "max_body", errors);
+        Boolean security = bool(map, "security_headers", errors);
+        String health = text(map, "health_path", errors);
+        if (!errors.isEmpty()) {
+            return new Parsed(null, errors);
+        }
+        return new Parsed(new SiteForm(name.strip(), upstreams, tls, cert, key, blankToNull(policy), gzip,
+                blankToNull(maxBodyText), security, blankToNull(health)), List.of());
+    }
+
+    static String write(SiteForm f) {
+        String tls = "files".equals(f.tls()) ? "{\"cert\":" + Json.string(nonNull(f.cert())) + ",\"key\":"
+                + Json.string(nonNull(f.key())) + "}" : Json.string(f.tls() == null ? "auto" : f.tls());
+        StringBuilder ups = new StringBuilder("[");
+        for (String u : f.upstreams()) {
+            ups.append(ups.length() > 1 ? "," : "").append(Json.string(u));
+        }
+        return "{\"name\":" + Json.string(f.name()) + ",\"upstreams\":" + ups.append(']') + ",\"tls\":" + tls
+                + ",\"policy\":" + Json.string(f.policy() == null ? "round_robin" : f.policy())
+                + ",\"gzip\":" + (f.gzip() == null || f.gzip())
+                + ",\"max_body\":" + (f.maxBody() == null ? "null" : Json.string(f.maxBody()))
+                + ",\"security_headers\":" + (f.securityHeaders() != null && f.securityHeaders())
+                + ",\"health_path\":" + (f.healthPath() == null ? "null" : Json.string(f.healthPath())) + "}";
+    }
+
+    private static String nonNull(String s) {
+        return s == null ? "" : s;
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s.strip();
+    }
+
+    private static String text(Map<?, ?> map, String key, List<FieldErrors.FieldError> errors) {
+        return text(map, key, errors, key);
+    }
+
+    private static String text(Map<?, ?> map, String key, List<FieldErrors.FieldError> errors, String field) {
+        Object v = map.get(key);
+        if (v == null || v instanceof String) {
+            return (String) v;
+        }
+        errors.add(new FieldErrors.FieldError(field, "must be text"));
+        return null;
+    }
+
+    private static Boolean bool(Map<?, ?> map, String key, List<FieldErrors.FieldError> errors) {
+        Object v = map.get(key);
+        if (v == null || v instanceof Boolean) {
+            return (Boolean) v;
+        }
+        errors.add(new FieldErrors.FieldError(key, "must be true or false"));
+        return null;
+    }
+}
