@@ -49,7 +49,7 @@ export async function siteFormView(app, originalName) {
     if (one) {
       const status = (list.sites || []).find(s => s.name === originalName);
       yaml = one.yaml;
-      if (!one.site || (status && status.editable === false)) return readOnly(originalName, yaml);
+      if (!one.site || one.editable === false || (status && status.editable === false)) return readOnly(originalName, yaml);
       site = one.site;
     }
   } catch (err) {
