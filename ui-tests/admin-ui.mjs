@@ -2,7 +2,7 @@
 // Run by AdminUiBrowserTest (JUnit), which starts a real Usher, then checks the config file and routing itself:
 //   node ui-tests/admin-ui.mjs SCENARIO
 // Environment: USHER_ADMIN_URL (http://127.0.0.1:PORT), USHER_CONFIG_FILE, USHER_SCREENSHOTS (a folder), and per
-// scenario SITE_NAME, SITE_UPSTREAM, EXPECT_ERROR, ADMIN_PASSWORD. Exit code 0 = the scenario passed; on failure
+// scenario SITE_NAME, SITE_UPSTREAM, EXPECT_ERROR, ADMIN_PASSWORD, RENEW_NAME, BACKUP_FILE. Exit code 0 = the scenario passed; on failure
 // the message, the page's console and a screenshot (failure-SCENARIO.png) tell what the page showed.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -69,6 +69,32 @@ const scenarios = {
     await page.getByRole('link', { name: 'Certificates' }).click();
     await page.locator('.cert').first().waitFor();
     await shot(page, 'certificates');
+    const renewed = env('RENEW_NAME');
+    await page.getByRole('button', { name: `Renew ${renewed} now` }).click();
+    await page.getByRole('status').filter({ hasText: `Renewal of ${renewed} started` }).waitFor();
+  },
+
+  /** Download a backup, delete a site, restore the backup: the site is back. */
+  async 'backup-restore'(page) {
+    const name = env('SITE_NAME');
+    const saved = env('BACKUP_FILE');
+    await page.goto(`${base}/#/backup`);
+    const [download] = await Promise.all([page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download backup' }).click()]);
+    check(/^usher-backup-.+\.tar\.gz$/.test(download.suggestedFilename()), `backup file name: ${download.suggestedFilename()}`);
+    await download.saveAs(saved);
+    await page.getByRole('link', { name: 'Sites' }).click();
+    await page.getByRole('button', { name: `Delete ${name}` }).click();
+    await page.locator('dialog#confirm').getByRole('button', { name: 'Delete site' }).click();
+    await page.locator(`tr[data-site="${name}"]`).waitFor({ state: 'detached' });
+    await page.getByRole('link', { name: 'Backup' }).click();
+    await page.getByLabel('Backup file').setInputFiles(saved);
+    await page.getByRole('button', { name: 'Restore…' }).click();
+    await page.locator('dialog#confirm').getByRole('button', { name: 'Restore' }).click();
+    await page.getByRole('status').filter({ hasText: 'Restored' }).waitFor();
+    await shot(page, 'backup');
+    await page.getByRole('link', { name: 'Sites' }).click();
+    await page.locator(`tr[data-site="${name}"]`).waitFor();
   },
 
   /** An invalid upstream: the server's error appears at that upstream's field, and nothing else changes. */
@@ -164,7 +190,7 @@ const browser = await chromium.launch({
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
     '--disable-component-update', '--disable-sync'],
 });
-const context = await browser.newContext({ viewport: { width: 1100, height: 720 } });
+const context = await browser.newContext({ viewport: { width: 1100, height: 720 }, acceptDownloads: true });
 context.setDefaultTimeout(10_000);
 const page = await context.newPage();
 const log = [];

@@ -71,8 +71,13 @@ class AdminUiBrowserTest {
         int newBackend = backend("new-backend");
         ReloadingUsher usher = start();
         String before = Files.readString(usher.file);
+        for (int i = 0; i < 7; i++) { // some traffic for the list's requests-per-minute column
+            assertThat(get(usher, "old.localhost").status()).isEqualTo(200);
+        }
+        String certificate = usher.usher.certificates().certificateFor("app.localhost").sha256();
 
-        runScenario("add", usher, Map.of("SITE_NAME", "new.localhost", "SITE_UPSTREAM", "127.0.0.1:" + newBackend));
+        runScenario("add", usher, Map.of("SITE_NAME", "new.localhost", "SITE_UPSTREAM", "127.0.0.1:" + newBackend,
+                "RENEW_NAME", "app.localhost"));
 
         String after = Files.readString(usher.file);
         List<String> added = insertedLines(before, after);
@@ -84,6 +89,31 @@ class AdminUiBrowserTest {
         assertThat(answer.status()).isEqualTo(200);
         assertThat(answer.body()).isEqualTo("new-backend");
         assertThat(SCREENSHOTS.resolve("site-list.png")).exists();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (usher.usher.certificates().certificateFor("app.localhost").sha256().equals(certificate)
+                && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(usher.usher.certificates().certificateFor("app.localhost").sha256())
+                .as("the certificate after Renew now").isNotEqualTo(certificate);
+    }
+
+    @Test
+    void downloadsABackupAndRestoresItAfterADelete() throws Exception {
+        ReloadingUsher usher = start();
+        byte[] original = Files.readAllBytes(usher.file);
+        Path backup = folder.resolve("downloaded-backup.tar.gz");
+
+        runScenario("backup-restore", usher, Map.of("SITE_NAME", "old.localhost", "BACKUP_FILE", backup.toString()));
+
+        Process tar = new ProcessBuilder("tar", "-tzf", backup.toString()).redirectErrorStream(true).start();
+        String listing = new String(tar.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(tar.waitFor()).as("tar -tzf: %s", listing).isZero();
+        assertThat(listing.lines()).as("the backup's entries").contains("usher.yaml")
+                .anyMatch(entry -> entry.startsWith("data/") && entry.endsWith("key.pem"));
+        assertThat(new String(Files.readAllBytes(usher.file), StandardCharsets.UTF_8)).as("the restored config file")
+                .isEqualTo(new String(original, StandardCharsets.UTF_8));
+        assertThat(get(usher, "old.localhost").body()).isEqualTo("old-backend");
     }
 
     @Test
@@ -139,6 +169,7 @@ class AdminUiBrowserTest {
     /** Usher with the test config (comments, a local-CA site, a plain one); {@code admin} replaces the admin line. */
     private ReloadingUsher start(String... admin) throws Exception {
         int app = backend("app-backend");
+        int app2 = backend("app-backend-2");
         int old = backend("old-backend");
         String adminLine = admin.length > 0 ? admin[0] : "admin: \"127.0.0.1:0\"\n";
         ReloadingUsher usher = ReloadingUsher.start(folder, """
@@ -148,11 +179,12 @@ class AdminUiBrowserTest {
 
                 sites:
                   # the app everyone uses
-                  app.localhost: 127.0.0.1:%d
+                  app.localhost: [127.0.0.1:%d, 127.0.0.1:%d]
+                  www.localhost: {redirect: "https://app.localhost{uri}"}
 
                   # kept as plain HTTP
                   http://old.localhost: 127.0.0.1:%d
-                """.formatted(adminLine, folder.resolve("data"), app, old));
+                """.formatted(adminLine, folder.resolve("data"), app, app2, old));
         running.add(usher);
         return usher;
     }
