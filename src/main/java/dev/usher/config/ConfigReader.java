@@ -41,8 +41,12 @@ final class ConfigReader {
             .withMisplaced(misplacedAtTop());
     private static final Keys LISTEN = Keys.of("http", "https")
             .withAliases(Map.of("tls", "https", "ssl", "https", "plain", "http"));
-    private static final Keys ADMIN = Keys.of("listen", "secret").withAliases(Map.of("address", "listen",
-            "bind", "listen", "password", "secret", "token", "secret", "api_key", "secret"));
+    private static final Keys ADMIN = Keys.of("listen", "password", "site")
+            .withSynonyms(Map.of("secret", "password"))
+            .withAliases(Map.of("address", "listen", "bind", "listen", "token", "password", "api_key", "password",
+                    "host", "site", "domain", "site", "name", "site", "hostname", "site"));
+    /** The largest request the admin site forwards: a backup archive being restored. */
+    static final long ADMIN_SITE_MAX_BODY = 64L << 20;
     private static final Keys TIMEOUTS = Keys.of("connect", "response", "header", "idle", "shutdown")
             .withAliases(Map.of("dial", "connect", "keepalive", "idle", "keep_alive", "idle", "grace", "shutdown",
                     "shutdown_grace", "shutdown", "drain", "shutdown"))
@@ -94,8 +98,11 @@ final class ConfigReader {
         AcmeSettings acme = new AcmeReader(walker, values, baseDir).read(section(top.get("email")),
                 section(top.get("acme")));
         AdminSetting adminSetting = top.containsKey("admin") ? admin(top.get("admin"))
-                : new AdminSetting(UsherConfig.DEFAULT_ADMIN, null);
+                : new AdminSetting(UsherConfig.DEFAULT_ADMIN, null, null);
         ListenAddress admin = adminSetting.listen();
+        if (adminSetting.site() != null) {
+            sites = withAdminSite(sites, adminSetting, timeouts, listen.httpsOn());
+        }
         return new UsherConfig(source, listen, data, timeouts, limits, sites, trustedProxies, acme, admin,
                 accessLog, adminSetting.secret());
     }
@@ -150,8 +157,53 @@ final class ConfigReader {
         return listenAddress(field).orElse(null);
     }
 
-    /** Where the admin endpoint listens (null: off) and the bcrypt hash of its secret (null: none). */
-    private record AdminSetting(ListenAddress listen, String secret) {
+    /**
+     * Where the admin endpoint listens (null: off), the bcrypt hash of its password (null: none), and the
+     * {@code site:} field that serves it over HTTPS under a name of its own (null: none).
+     */
+    private record AdminSetting(ListenAddress listen, String secret, Field site) {
+    }
+
+    /**
+     * The sites plus the admin site: an HTTPS site (certificate as for any other name) whose requests Usher forwards
+     * over loopback to its own admin endpoint, which then sees {@code X-Forwarded-Proto: https} from a loopback peer
+     * and marks its session cookie Secure. Needs a password, a fixed admin port and HTTPS on.
+     */
+    private List<Site> withAdminSite(List<Site> sites, AdminSetting admin, Timeouts timeouts, boolean httpsOn) {
+        Field field = admin.site();
+        Optional<SiteNames.SiteName> parsed = walker.text(field.value(), field.path(), "a host name such as "
+                + "admin.example.com", NodeWalker.STRING).flatMap(text -> values.parse(field.value(), field.path(),
+                () -> SiteNames.parse(text)));
+        if (parsed.isEmpty()) {
+            return sites;
+        }
+        String name = parsed.get().name();
+        String problem = null;
+        if (parsed.get().plainHttp() || !httpsOn) {
+            problem = "the admin site is served over HTTPS only (a password over plain HTTP could be read on the way)";
+        } else if (name.startsWith("*.")) {
+            problem = "the admin site needs one name, not a wildcard";
+        } else if (admin.secret() == null) {
+            problem = "serving the admin endpoint as a site needs a password: add password: \"<bcrypt hash>\" "
+                    + "(usher hash-password makes one)";
+        } else if (admin.listen() == null || admin.listen().port() == 0) {
+            problem = "the admin site forwards to the admin endpoint, which then needs a fixed port (listen: "
+                    + "\"127.0.0.1:2019\")";
+        } else if (sites.stream().anyMatch(s -> s.name().equals(name))) {
+            problem = "\"" + name + "\" is also a site in sites:; the admin site needs a name of its own";
+        }
+        if (problem != null) {
+            walker.error(field.value(), field.path(), problem);
+            return sites;
+        }
+        String host = admin.listen().host();
+        String target = host.isEmpty() || host.equals("0.0.0.0") ? "127.0.0.1" : host.equals("::") ? "::1" : host;
+        List<Site> all = new java.util.ArrayList<>(sites);
+        all.add(new Site(name, false, List.of(new UpstreamAddress(target, admin.listen().port())),
+                ADMIN_SITE_MAX_BODY, timeouts.connect(), timeouts.response(), ErrorList.line(field.value()),
+                ErrorList.column(field.value()), SiteTraffic.DEFAULTS.withKeepAliveIdle(timeouts.idle()),
+                TlsPolicy.auto(name), false));
+        return List.copyOf(all);
     }
 
     /**
@@ -162,15 +214,18 @@ final class ConfigReader {
     private AdminSetting admin(Field field) {
         Node node = field.value();
         if (NodeWalker.isNull(node)) {
-            return new AdminSetting(UsherConfig.DEFAULT_ADMIN, null);
+            return new AdminSetting(UsherConfig.DEFAULT_ADMIN, null, null);
         }
         Field address = field;
         String secret = null;
         boolean secretGiven = false;
+        Field site = null;
         if (node instanceof org.snakeyaml.engine.v2.nodes.MappingNode) {
             Map<String, Field> fields = walker.fields(node, field.path(),
-                    "a mapping such as {listen: \"127.0.0.1:2019\", secret: \"$2y$10$...\"}", ADMIN);
-            Field secretField = fields.get("secret");
+                    "a mapping such as {listen: \"127.0.0.1:2019\", password: \"$2y$10$...\", site: admin.example.com}",
+                    ADMIN);
+            site = fields.get("site");
+            Field secretField = fields.get("password");
             if (secretField != null) {
                 secretGiven = true;
                 secret = walker.text(secretField.value(), secretField.path(), "a bcrypt hash in quotes, such as "
@@ -181,20 +236,20 @@ final class ConfigReader {
             }
             address = fields.get("listen");
             if (address == null) {
-                return new AdminSetting(UsherConfig.DEFAULT_ADMIN, secret);
+                return new AdminSetting(UsherConfig.DEFAULT_ADMIN, secret, site);
             }
         }
         ListenAddress listen = addressOrOff(address, "\"127.0.0.1:2019\"");
         if (listen == null) {
-            return new AdminSetting(null, null);
+            return new AdminSetting(null, null, site);
         }
         boolean loopback = listen.host().equals("::1") || listen.host().startsWith("127.");
         if (!loopback && !secretGiven) {
             walker.error(address.value(), address.path(), "the admin endpoint listens on a loopback address only "
-                    + "(127.0.0.1 or [::1]) unless it has a secret: add secret: \"<bcrypt hash>\" (usher "
+                    + "(127.0.0.1 or [::1]) unless it has a password: add password: \"<bcrypt hash>\" (usher "
                     + "hash-password makes one), or reach it through an SSH tunnel");
         }
-        return new AdminSetting(listen, secret);
+        return new AdminSetting(listen, secret, site);
     }
 
     /**

@@ -201,6 +201,31 @@ class AdminApiTest {
     }
 
     @Test
+    void aHandEditElsewhereSurvivesAUiEdit() throws Exception {
+        String hand = Files.readString(file).replace("timeouts: {connect: 2s}",
+                "# tuned by hand\ntimeouts:   {connect: 3s}   # odd spacing");
+        Files.writeString(file, hand);
+        HttpResponse<String> r = write("PUT", "/api/sites/app.localhost", "\"" + field(get("/api/sites").body(),
+                "version") + "\"", "{\"name\": \"app.localhost\", \"upstreams\": [\"" + addr(b) + "\"]}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(diff(hand, Files.readString(file))).containsExactly(
+                "-  app.localhost: " + addr(a) + "   # served over HTTPS by the local CA",
+                "+  app.localhost: " + addr(b));
+    }
+
+    @Test
+    void errorsOnTheNameAndCertificateFilesGoToTheirFields() throws Exception {
+        HttpResponse<String> name = write("POST", "/api/sites", version(),
+                "{\"name\": \"bad name.localhost\", \"upstreams\": [\"a:80\"]}");
+        assertThat(name.statusCode()).isEqualTo(422);
+        assertThat(name.body()).contains("{\"field\":\"name\"");
+        HttpResponse<String> files = write("POST", "/api/sites", version(), "{\"name\": \"c.localhost\", "
+                + "\"upstreams\": [\"a:80\"], \"tls\": {\"cert\": \"missing.pem\", \"key\": \"missing.key\"}}");
+        assertThat(files.statusCode()).isEqualTo(422);
+        assertThat(files.body()).contains("{\"field\":\"tls.cert\"");
+    }
+
+    @Test
     void renamesASite() throws Exception {
         HttpResponse<String> r = write("PUT", "/api/sites/old.localhost", version(), """
                 {"name": "older.localhost", "upstreams": ["%s"], "tls": "off", "gzip": false}""".formatted(addr(b)));
