@@ -147,7 +147,7 @@ class AdminUiBrowserTest {
     void asksForThePasswordWhenOneIsConfigured() throws Exception {
         String password = "correct horse battery staple";
         ReloadingUsher usher = start("""
-                admin: {listen: "127.0.0.1:0", secret: "%s"}
+                admin: {listen: "127.0.0.1:0", password: "%s"}
                 """.formatted(bcrypt(password)));
 
         runScenario("login", usher, Map.of("ADMIN_PASSWORD", password, "SITE_NAME", "app.localhost"));

@@ -3,9 +3,12 @@ import { h, issuerName, relative, siteUrl } from './dom.js';
 
 function upstreamsCell(site) {
   if (site.kind !== 'proxy') return h('span', { class: 'muted' }, site.kind === 'redirect' ? 'redirects' : 'fixed answer');
-  return h('ul', { class: 'upstreams' }, site.upstreams.map(u =>
-    h('li', null, h('span', { class: `dot ${u.up ? 'up' : 'down'}`, role: 'img', 'aria-label': u.up ? 'up' : 'down',
-      title: u.up ? 'up' : 'down' }), h('code', null, u.address))));
+  // up is null for a site in the file that is not running (not reloaded yet): unknown, not down.
+  return h('ul', { class: 'upstreams' }, site.upstreams.map(u => {
+    const state = u.up == null ? 'unknown' : u.up ? 'up' : 'down';
+    return h('li', null, h('span', { class: `dot ${state}`, role: 'img', 'aria-label': state, title: state }),
+      h('code', null, u.address));
+  }));
 }
 
 function tlsCell(tls) {
@@ -34,7 +37,8 @@ function nameCell(site) {
 function row(site, app, remove) {
   const label = site.editable ? 'Edit' : 'View';
   return h('tr', { 'data-site': site.name },
-    h('td', { 'data-label': 'Site' }, nameCell(site)),
+    h('td', { 'data-label': 'Site' }, nameCell(site), site.running === false
+      && h('span', { class: 'badge pending', title: 'In the file but not in the running config: reload to apply it' }, 'not loaded')),
     h('td', { 'data-label': 'Kind' }, site.kind),
     h('td', { 'data-label': 'Upstreams' }, upstreamsCell(site)),
     h('td', { 'data-label': 'TLS' }, tlsCell(site.tls)),
@@ -47,7 +51,7 @@ function row(site, app, remove) {
 }
 
 function summary(sites) {
-  const down = sites.reduce((n, s) => n + (s.upstreams || []).filter(u => !u.up).length, 0);
+  const down = sites.reduce((n, s) => n + (s.upstreams || []).filter(u => u.up === false).length, 0);
   const failed = sites.filter(s => s.tls && s.tls.state === 'failed').length;
   const parts = [`${sites.length} site${sites.length === 1 ? '' : 's'}`];
   parts.push(down ? `${down} upstream${down === 1 ? '' : 's'} down` : 'all upstreams up');
