@@ -70,6 +70,7 @@ async function route() {
   for (const a of document.querySelectorAll('[data-nav]')) {
     if (a.dataset.nav === nav) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
   }
+  document.title = `${nav === 'sites' ? 'Sites' : nav[0].toUpperCase() + nav.slice(1)} · Usher`;
   const token = ++routing;
   current = null;
   app.clear();

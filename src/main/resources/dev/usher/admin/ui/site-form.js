@@ -1,8 +1,8 @@
 // Add or edit a site. The server validates; its errors are shown under the field whose path they name.
 import { h } from './dom.js';
 
-const TLS = [['auto', 'auto — local CA for local names, else ACME'], ['acme', 'acme — a public CA (Let\u2019s Encrypt)'],
-  ['internal', 'internal — Usher\u2019s local CA'], ['off', 'off — plain HTTP'], ['files', 'files — my own certificate files']];
+const TLS = [['auto', 'auto (local CA or ACME, by name)'], ['acme', 'acme (a public CA)'], ['internal', 'internal (local CA)'],
+  ['off', 'off (plain HTTP)'], ['files', 'files (my own certificate)']];
 const POLICIES = [['round_robin', 'round robin (in turn)'], ['least_conn', 'least connections'],
   ['first', 'first healthy (failover)'], ['ip_hash', 'client IP hash (sticky)']];
 
@@ -124,7 +124,8 @@ export async function siteFormView(app, originalName) {
       h('button', { type: 'button', class: 'secondary', id: 'add-upstream', onclick: () => addRow('', true) }, 'Add upstream')),
     field('TLS certificate', inputs.tls, 'tls'),
     filesFields,
-    h('details', { class: 'more', open: Boolean(site.policy || site.gzip === false || site.max_body || site.security_headers || site.health_path) },
+    h('details', { class: 'more', open: Boolean((site.policy && site.policy !== 'round_robin') || site.gzip === false || site.max_body
+      || site.security_headers === true || site.health_path) },
       h('summary', null, 'More options'),
       field('Load balancing', inputs.policy, 'policy'),
       field('Largest request body', inputs.maxBody, 'max_body', 'Empty = the global limit. Sizes like 10MiB, 1GiB.'),
