@@ -84,6 +84,8 @@ async function route() {
 
 function showLogin(message) {
   current = null;
+  routing++; // a screen still loading must not replace the login form
+  app.clear();
   document.getElementById('nav').hidden = true;
   document.getElementById('top-actions').hidden = true;
   const error = h('p', { class: 'field-error', id: 'login-error', role: 'alert' }, message || '');
