@@ -2,7 +2,7 @@
 // Run by AdminUiBrowserTest (JUnit), which starts a real Usher, then checks the config file and routing itself:
 //   node ui-tests/admin-ui.mjs SCENARIO
 // Environment: USHER_ADMIN_URL (http://127.0.0.1:PORT), USHER_CONFIG_FILE, USHER_SCREENSHOTS (a folder), and per
-// scenario SITE_NAME, SITE_UPSTREAM, EXPECT_ERROR, ADMIN_PASSWORD, RENEW_NAME, BACKUP_FILE. Exit code 0 = the scenario passed; on failure
+// scenario SITE_NAME, SITE_UPSTREAM(_2), EXPECT_ERROR, ADMIN_PASSWORD, RENEW_NAME, BACKUP_FILE. Exit code 0 = the scenario passed; on failure
 // the message, the page's console and a screenshot (failure-SCENARIO.png) tell what the page showed.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -61,10 +61,15 @@ const scenarios = {
     check((await row.textContent()).includes(env('SITE_UPSTREAM')), `the new row does not show the upstream: ${await row.textContent()}`);
     await page.locator('.upstreams .dot.up').first().waitFor();
     await shot(page, 'site-list');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shot(page, 'site-list-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
     await page.setViewportSize({ width: 375, height: 812 });
     await shot(page, 'site-list-phone', { fullPage: true });
     const card = await row.boundingBox();
     check(card.width <= 375, `at 375 px the site row is ${card.width} px wide`);
+    const pageWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+    check(pageWidth <= 375, `at 375 px the page scrolls sideways (${pageWidth} px wide)`);
     await page.setViewportSize({ width: 1100, height: 720 });
     await page.getByRole('link', { name: 'Certificates' }).click();
     await page.locator('.cert').first().waitFor();
@@ -95,6 +100,25 @@ const scenarios = {
     await shot(page, 'backup');
     await page.getByRole('link', { name: 'Sites' }).click();
     await page.locator(`tr[data-site="${name}"]`).waitFor();
+  },
+
+  /** Edit a site: another upstream, a second row, security headers on. */
+  async edit(page) {
+    const name = env('SITE_NAME');
+    await openSites(page);
+    await page.getByRole('link', { name: `Edit ${name}` }).click();
+    await page.getByRole('heading', { name: `Edit ${name}` }).waitFor();
+    await page.getByLabel('Upstream 1', { exact: true }).fill(env('SITE_UPSTREAM'));
+    await page.getByRole('button', { name: 'Add upstream' }).click();
+    const second = page.getByLabel('Upstream 2', { exact: true });
+    check(await second.evaluate(el => el === document.activeElement), 'the new upstream row did not get the focus');
+    await second.fill(env('SITE_UPSTREAM_2'));
+    await page.getByText('More options').click();
+    await page.getByLabel('Security headers').check();
+    await shot(page, 'site-form-edit', { fullPage: true });
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    const row = page.locator(`tr[data-site="${name}"]`);
+    await row.filter({ hasText: env('SITE_UPSTREAM_2') }).waitFor();
   },
 
   /** An invalid upstream: the server's error appears at that upstream's field, and nothing else changes. */

@@ -117,6 +117,29 @@ class AdminUiBrowserTest {
     }
 
     @Test
+    void editsASiteReplacingOnlyItsLinesAndRoutesToItsNewBackends() throws Exception {
+        int first = backend("edited-1");
+        int second = backend("edited-2");
+        ReloadingUsher usher = start();
+        String before = Files.readString(usher.file);
+
+        runScenario("edit", usher, Map.of("SITE_NAME", "old.localhost", "SITE_UPSTREAM", "127.0.0.1:" + first,
+                "SITE_UPSTREAM_2", "127.0.0.1:" + second));
+
+        String after = Files.readString(usher.file);
+        List<String> removed = changedLines(after, before);
+        List<String> added = changedLines(before, after);
+        assertThat(removed).as("the lines the edit replaced").singleElement().asString().contains("old.localhost");
+        assertThat(String.join("\n", added)).as("the lines the edit wrote").contains("old.localhost",
+                "127.0.0.1:" + first, "127.0.0.1:" + second, "security_headers: true");
+        java.util.Set<String> answers = new java.util.HashSet<>();
+        for (int i = 0; i < 4; i++) {
+            answers.add(get(usher, "old.localhost").body());
+        }
+        assertThat(answers).as("round robin over the two new backends").containsExactlyInAnyOrder("edited-1", "edited-2");
+    }
+
+    @Test
     void showsTheServersErrorAtTheInvalidUpstreamsFieldAndLeavesTheFileAlone() throws Exception {
         ReloadingUsher usher = start();
         byte[] before = Files.readAllBytes(usher.file);
@@ -218,6 +241,22 @@ class AdminUiBrowserTest {
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         assertThat(code).as("usher hash-password: %s", err.toString(StandardCharsets.UTF_8)).isZero();
         return out.toString(StandardCharsets.UTF_8).trim();
+    }
+
+    /** The lines of {@code after} between the first and the last line that differ from {@code before}. */
+    static List<String> changedLines(String before, String after) {
+        List<String> a = before.lines().toList();
+        List<String> b = after.lines().toList();
+        int head = 0;
+        while (head < a.size() && head < b.size() && a.get(head).equals(b.get(head))) {
+            head++;
+        }
+        int tail = 0;
+        while (tail < a.size() - head && tail < b.size() - head
+                && a.get(a.size() - 1 - tail).equals(b.get(b.size() - 1 - tail))) {
+            tail++;
+        }
+        return b.subList(head, b.size() - tail);
     }
 
     /**
