@@ -90,6 +90,8 @@ final class AdminApi {
         } catch (IOException e) {
             return Answer.error(HttpResponseStatus.INTERNAL_SERVER_ERROR, "could not read or write a file: "
                     + e.getMessage());
+        } catch (IllegalArgumentException e) {
+            return Answer.error(BAD_REQUEST, "bad request: " + e.getMessage()); // a malformed %-escape in the path
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Answer.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "interrupted");
@@ -369,6 +371,10 @@ final class AdminApi {
                 throw new IOException(e.getMessage(), e); // validated just before; cannot happen
             }
         });
+        CertManager manager = certificates.get();
+        if (outcome instanceof ConfigFile.Written && manager != null) {
+            manager.adoptStored(); // sites that were running already keep their names: serve the restored copies
+        }
         return written(outcome, OK, null, -1);
     }
 

@@ -120,11 +120,13 @@ final class ConfigFile {
             before.run();
         }
         keepBackup(current);
-        boolean secret = isPrivate(current.path());
-        AtomicFiles.write(current.path(), next, secret);
+        // a symlinked config (kept in a git checkout elsewhere, say) stays a symlink: its target is replaced
+        Path target = current.path().toRealPath();
+        boolean secret = isPrivate(target);
+        AtomicFiles.write(target, next, secret);
         ReloadResult result = reloader.get().reload("admin API");
         if (!result.ok()) {
-            AtomicFiles.write(current.path(), current.bytes(), secret);
+            AtomicFiles.write(target, current.bytes(), secret);
             return new Invalid(result.errors());
         }
         return new Written(version(next), result);
@@ -145,11 +147,11 @@ final class ConfigFile {
         AtomicFiles.write(dir.resolve(name + ".1"), current.bytes(), true);
     }
 
-    /** True when others cannot read the file now: the rewritten file stays 0600 then. */
+    /** True when others cannot read the file now: the rewritten file is 0600 then (never wider than before). */
     private static boolean isPrivate(Path file) {
         try {
             Set<PosixFilePermission> modes = Files.getPosixFilePermissions(file);
-            return !modes.contains(PosixFilePermission.OTHERS_READ) && !modes.contains(PosixFilePermission.GROUP_READ);
+            return !modes.contains(PosixFilePermission.OTHERS_READ);
         } catch (IOException | UnsupportedOperationException e) {
             return false;
         }

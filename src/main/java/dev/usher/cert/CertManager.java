@@ -148,6 +148,24 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         }, work);
     }
 
+    /**
+     * Serves the stored certificate of each ACME or local-CA name whose copy in the data directory is valid and not
+     * the one served now: after a backup was restored into the data directory.
+     */
+    public void adoptStored() {
+        for (ManagedName m : names.values()) {
+            if (m.issuer == null || m.retired) {
+                continue;
+            }
+            Optional<CertifiedKey> stored = store.load(m.issuer.id(), m.name);
+            CertifiedKey current = m.current;
+            if (stored.isPresent() && stored.get().notAfter().isAfter(Instant.now())
+                    && (current == null || !stored.get().sha256().equals(current.sha256()))) {
+                adopt(m, stored.get(), "the restored certificate");
+            }
+        }
+    }
+
     /** The local CA's root certificate file (created on first use). */
     public synchronized Path localCaRoot() {
         return localCa().rootCertificate();

@@ -334,7 +334,8 @@ public final class ConfigEditor {
                 last--;
             }
             String name = normalise(key.getValue());
-            entries.add(new Entry(name, key.getValue(), kind(value), editable(value), form(name, key.getValue(),
+            boolean editable = editable(value) && writtenWithin(value, first, last);
+            entries.add(new Entry(name, key.getValue(), kind(value), editable, form(name, key.getValue(),
                     value), String.join("", lines.subList(first, last + 1)), first, last, column));
         }
         return new Layout(bom, lines, newline, List.copyOf(entries), sitesLine, true, indent < 0 ? 2 : indent,
@@ -419,6 +420,26 @@ public final class ConfigEditor {
             }
         }
         return hasTo;
+    }
+
+    /**
+     * True when the value and its keys are written within the site's own lines: not an alias of, or merged
+     * ({@code <<: *base}) from, another place in the file, which the form would silently flatten.
+     */
+    private static boolean writtenWithin(Node value, int first, int last) {
+        int line = line(value.getStartMark());
+        if (line < first || line > last) {
+            return false;
+        }
+        if (value instanceof MappingNode map) {
+            for (NodeTuple t : map.getValue()) {
+                int keyLine = line(t.getKeyNode().getStartMark());
+                if (keyLine < first || keyLine > last || !writtenWithin(t.getValueNode(), first, last)) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     private static String keyText(NodeTuple t) {

@@ -325,6 +325,20 @@ class AdminApiTest {
             assertThat(Files.readString(other.resolve("data/config-backups/usher.yaml.1")))
                     .contains("placeholder.localhost");
         }
+        // restored over the same Usher after a renewal: the backed-up certificate is served again
+        assertThat(write("POST", "/api/certificates/app.localhost/renew", null, "").statusCode()).isEqualTo(202);
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (usher.certificates().certificateFor("app.localhost").sha256().equals(served)
+                && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(usher.certificates().certificateFor("app.localhost").sha256()).isNotEqualTo(served);
+        HttpResponse<String> back = http.send(HttpRequest.newBuilder(uri("/api/restore")).header("If-Match", version())
+                .header("X-Usher-CSRF", csrf).header("Content-Type", "application/gzip")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(backup.body())).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(back.statusCode()).as(back.body()).isEqualTo(200);
+        assertThat(usher.certificates().certificateFor("app.localhost").sha256()).isEqualTo(served);
     }
 
     @Test

@@ -151,5 +151,13 @@ class ConfigEditorTest {
                 """);
         assertThat(sites).extracting(ConfigEditor.Entry::editable).containsExactly(false, false);
         assertThat(sites).extracting(ConfigEditor.Entry::kind).containsExactly("proxy", "redirect");
+        List<ConfigEditor.Entry> merged = ConfigEditor.sites("""
+                x-defaults: &defaults {to: a:80, gzip: false}
+                sites:
+                  a.example.com: {<<: *defaults, max_body: 1MiB}
+                  b.example.com: *defaults
+                  c.example.com: {to: c:80}
+                """);
+        assertThat(merged).extracting(ConfigEditor.Entry::editable).containsExactly(false, false, true);
     }
 }
