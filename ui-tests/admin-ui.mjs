@@ -215,7 +215,7 @@ const browser = await chromium.launch({
     '--disable-component-update', '--disable-sync'],
 });
 const context = await browser.newContext({ viewport: { width: 1100, height: 720 }, acceptDownloads: true });
-context.setDefaultTimeout(10_000);
+context.setDefaultTimeout(15_000); // generous: CI machines share 2 cores with other work
 const page = await context.newPage();
 const log = [];
 page.on('console', m => log.push(`console.${m.type()}: ${m.text()}`));
