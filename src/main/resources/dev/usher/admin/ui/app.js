@@ -54,7 +54,7 @@ const routes = [
   [/^#\/config$/, 'config', () => configView(app)],
 ];
 
-let current = null; // the shown screen: {refresh?(), leave?()}
+let current = null; // the shown screen: {element, poll?(), refresh?(), focus?()}
 
 let routing = 0; // the latest navigation wins when screens load out of order
 

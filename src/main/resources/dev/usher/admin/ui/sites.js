@@ -34,7 +34,7 @@ function nameCell(site) {
     h('strong', null, site.name));
 }
 
-function row(site, app, remove) {
+function row(site, remove) {
   const label = site.editable ? 'Edit' : 'View';
   return h('tr', { 'data-site': site.name },
     h('td', { 'data-label': 'Site' }, nameCell(site), site.running === false
@@ -105,7 +105,7 @@ export async function sitesView(app) {
       body.replaceChildren(summary(sites), h('table', { class: 'sites' },
         h('thead', null, h('tr', null, ['Site', 'Kind', 'Upstreams', 'TLS', 'Req/min'].map(t => h('th', { scope: 'col' }, t)),
           h('th', { scope: 'col' }, h('span', { class: 'vh' }, 'Actions')))),
-        h('tbody', null, sites.map(s => row(s, app, remove)))));
+        h('tbody', null, sites.map(s => row(s, remove)))));
     }
     // A refresh must not throw the keyboard user's focus away.
     if (focused) body.querySelector(`[data-key="${CSS.escape(focused)}"]`)?.focus();
