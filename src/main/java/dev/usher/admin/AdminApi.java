@@ -344,10 +344,10 @@ final class AdminApi {
 
     private Answer backup() throws IOException {
         ConfigFile.Snapshot file = config.read();
-        byte[] archive = Backups.create(file.bytes(), dataDir());
+        Path archive = Backups.createFile(file.bytes(), dataDir());
         String name = "usher-backup-" + hostName() + "-" + STAMP.format(ZonedDateTime.now(ZoneOffset.UTC))
                 + ".tar.gz";
-        return new Answer(OK, "application/gzip", archive, Map.of()).tagged(file.version())
+        return new Answer(OK, "application/gzip", new byte[0], Map.of(), archive).tagged(file.version())
                 .with("Content-Disposition", "attachment; filename=\"" + name + "\"");
     }
 

@@ -11,7 +11,10 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.DefaultFileRegion;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -148,6 +151,10 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 Answer done = answer;
                 ctx.executor().execute(() -> {
                     ctx.channel().config().setAutoRead(true);
+                    if (done.file() != null) {
+                        sendFile(ctx, done);
+                        return;
+                    }
                     FullHttpResponse response = response(done.status(), done.contentType(), done.body(), false);
                     done.headers().forEach((k, v) -> response.headers().set(k, v));
                     response.headers().set("X-Content-Type-Options", "nosniff");
@@ -156,6 +163,42 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             });
         } else {
             route(ctx, request, keepAlive);
+        }
+    }
+
+    /** Sends an answer whose body is a temporary file (a backup) from disk, then deletes it and closes. */
+    private static void sendFile(ChannelHandlerContext ctx, Answer answer) {
+        java.nio.file.Path file = answer.file();
+        long length;
+        try {
+            length = java.nio.file.Files.size(file);
+        } catch (java.io.IOException e) {
+            deleteQuietly(file);
+            send(ctx, HttpResponseStatus.INTERNAL_SERVER_ERROR, Json.error("the backup could not be read: "
+                    + e.getMessage()), false);
+            return;
+        }
+        DefaultHttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, answer.status());
+        head.headers()
+                .set(HttpHeaderNames.CONTENT_TYPE, answer.contentType())
+                .set(HttpHeaderNames.CONTENT_LENGTH, length)
+                .set(HttpHeaderNames.CACHE_CONTROL, "no-store")
+                .set("X-Content-Type-Options", "nosniff");
+        answer.headers().forEach((k, v) -> head.headers().set(k, v));
+        HttpUtil.setKeepAlive(head, false);
+        ctx.write(head);
+        ctx.write(new DefaultFileRegion(file.toFile(), 0, length));
+        ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT).addListener(done -> {
+            deleteQuietly(file);
+            ctx.close();
+        });
+    }
+
+    private static void deleteQuietly(java.nio.file.Path file) {
+        try {
+            java.nio.file.Files.deleteIfExists(file);
+        } catch (java.io.IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "could not delete the temporary backup " + file + ": " + e);
         }
     }
 

@@ -3,7 +3,9 @@ package dev.usher.admin;
 import dev.usher.cert.AtomicFiles;
 
 import java.io.ByteArrayInputStream;
+import java.io.BufferedOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,8 +34,30 @@ final class Backups {
     private Backups() {
     }
 
-    /** The archive of {@code config} (its bytes) and the folder {@code dataDir}. */
+    /**
+     * Writes the archive of {@code config} (its bytes) and the folder {@code dataDir} to a new temporary file (0600:
+     * it holds keys) and returns it; only one data file at a time is in memory.
+     */
+    static Path createFile(byte[] config, Path dataDir) throws IOException {
+        Path temp = Files.createTempFile("usher-backup-", ".tar.gz",
+                java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                        java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(temp))) {
+            TarGz.write(out, entries(config, dataDir));
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(temp);
+            throw e;
+        }
+        return temp;
+    }
+
+    /** The archive in memory (tests). */
     static byte[] create(byte[] config, Path dataDir) throws IOException {
+        return TarGz.bytes(entries(config, dataDir));
+    }
+
+    /** The entries, each data file read only when the archive writer reaches it. */
+    private static List<TarGz.Entry> entries(byte[] config, Path dataDir) throws IOException {
         List<TarGz.Entry> entries = new ArrayList<>();
         long now = System.currentTimeMillis() / 1000;
         entries.add(new TarGz.Entry(CONFIG, 0600, now, false, config));
@@ -63,7 +87,7 @@ final class Backups {
                         throw new IOException("the data directory is larger than " + (LIMIT >> 20) + " MiB");
                     }
                     entries.add(new TarGz.Entry(name(file), mode(file), attrs.lastModifiedTime().toMillis() / 1000,
-                            false, Files.readAllBytes(file)));
+                            false, null, file, attrs.size()));
                     return FileVisitResult.CONTINUE;
                 }
 
@@ -72,7 +96,7 @@ final class Backups {
                 }
             });
         }
-        return TarGz.bytes(entries);
+        return entries;
     }
 
     /** Reads an archive made by {@link #create}; refuses anything else. */

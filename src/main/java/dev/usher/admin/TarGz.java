@@ -5,6 +5,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,8 +21,15 @@ import java.util.zip.GZIPOutputStream;
 final class TarGz {
     private static final int BLOCK = 512;
 
-    /** One archive member. {@code mode}: POSIX permission bits; {@code directory}: a folder (no content). */
-    record Entry(String name, int mode, long mtimeSeconds, boolean directory, byte[] content) {
+    /**
+     * One archive member. {@code mode}: POSIX permission bits; {@code directory}: a folder (no content); the content
+     * is {@code content}, or when that is null the file {@code source} of {@code size} bytes, read when written.
+     */
+    record Entry(String name, int mode, long mtimeSeconds, boolean directory, byte[] content, Path source,
+                 long size) {
+        Entry(String name, int mode, long mtimeSeconds, boolean directory, byte[] content) {
+            this(name, mode, mtimeSeconds, directory, content, null, content.length);
+        }
     }
 
     /** An archive that is not one of ours or breaks a rule; nothing was written. */
@@ -40,11 +48,15 @@ final class TarGz {
     static void write(OutputStream out, List<Entry> entries) throws IOException {
         GZIPOutputStream gzip = new GZIPOutputStream(out, 8192);
         for (Entry e : entries) {
+            byte[] content = e.directory() ? new byte[0]
+                    : e.content() != null ? e.content() : java.nio.file.Files.readAllBytes(e.source());
+            if (content.length != e.size() && !e.directory()) {
+                throw new IOException(e.source() + " changed while the backup was made; try again");
+            }
             gzip.write(header(e));
             if (!e.directory()) {
-                gzip.write(e.content());
-                int pad = (BLOCK - e.content().length % BLOCK) % BLOCK;
-                gzip.write(new byte[pad]);
+                gzip.write(content);
+                gzip.write(new byte[(BLOCK - content.length % BLOCK) % BLOCK]);
             }
         }
         gzip.write(new byte[2 * BLOCK]);
@@ -140,7 +152,7 @@ final class TarGz {
         put(h, 100, 8, String.format("%07o", e.mode() & 07777));
         put(h, 108, 8, "0000000");
         put(h, 116, 8, "0000000");
-        put(h, 124, 12, String.format("%011o", e.directory() ? 0 : e.content().length));
+        put(h, 124, 12, String.format("%011o", e.directory() ? 0 : e.size()));
         put(h, 136, 12, String.format("%011o", Math.max(0, e.mtimeSeconds())));
         h[156] = (byte) (e.directory() ? '5' : '0');
         put(h, 257, 6, "ustar");

@@ -280,6 +280,40 @@ class AdminApiTest {
     }
 
     @Test
+    void concurrentWritesFromTheSameVersionGoOneAtATime() throws Exception {
+        String loaded = version();
+        List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> sent = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            String json = "{\"name\": \"n" + i + ".localhost\", \"upstreams\": [\"" + addr(a) + "\"], \"tls\": \"off\"}";
+            sent.add(http.sendAsync(HttpRequest.newBuilder(uri("/api/sites")).header("If-Match", loaded)
+                    .header("X-Usher-CSRF", csrf).POST(HttpRequest.BodyPublishers.ofString(json)).build(),
+                    HttpResponse.BodyHandlers.ofString()));
+        }
+        List<Integer> statuses = new ArrayList<>();
+        for (var f : sent) {
+            statuses.add(f.get().statusCode());
+        }
+        assertThat(statuses).containsOnly(201, 412).containsOnlyOnce(201);
+        assertThat(Files.readString(file).lines().filter(l -> l.contains("http://n"))).hasSize(1);
+    }
+
+    @Test
+    void aFileThatIsNotYamlIsReportedNotGuessed() throws Exception {
+        Files.writeString(file, "sites: [oops\n");
+        HttpResponse<String> r = get("/api/sites");
+        assertThat(r.statusCode()).isEqualTo(422);
+        assertThat(r.body()).contains("not valid YAML").contains("\"version\":\""
+                + ConfigFile.version(Files.readAllBytes(file)) + "\"");
+    }
+
+    @Test
+    void bodiesOverTheLimitAreRefusedBeforeTheyAreRead() throws Exception {
+        HttpResponse<String> r = write("POST", "/api/sites", version(), "{\"name\": \"" + "x".repeat(70_000)
+                + "\"}");
+        assertThat(r.statusCode()).isEqualTo(413);
+    }
+
+    @Test
     void refusesFlowStyleSitesWith422() throws Exception {
         Files.writeString(file, "listen: {http: \"127.0.0.1:0\", https: off}\nadmin: \"127.0.0.1:0\"\n"
                 + "sites: {a.localhost: \"127.0.0.1:9\"}\n");
