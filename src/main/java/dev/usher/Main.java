@@ -251,7 +251,7 @@ public final class Main {
                   usher whoami [--listen ADDR] [--name NAME]
                                                         a tiny backend that answers with the request it saw
                   usher hash-password [--password-stdin]
-                                                        a bcrypt hash for basic_auth in the config
+                                                        a bcrypt hash for basic_auth or admin.password
                   usher renew NAME [--config FILE]      ask the running Usher to get a new certificate for NAME now
                   usher trust [--config FILE]           where the local CA's root is, and how to trust it
                   usher version                         print the version

@@ -72,7 +72,7 @@ public final class AdminListener implements AutoCloseable {
                 ch.pipeline()
                         .addLast(new ReadTimeoutHandler(60))
                         .addLast(new HttpServerCodec())
-                        .addLast(new AdminBodyLimit())
+                        .addLast(new AdminBodyLimit(secret, sessions))
                         .addLast(new AdminHandler(certificates, reloader, metrics, secret, sessions, api, ui));
             }
         });

@@ -26,7 +26,7 @@ public final class PasswordHashCommand {
     private static final int MAX_LINE = 4096;
     private static final String USAGE = """
             usage: usher hash-password [--password-stdin]
-              Prints a bcrypt hash for a basic_auth entry in usher.yaml.
+              Prints a bcrypt hash for a basic_auth entry or admin.password in usher.yaml.
               Asks for the password twice on the terminal, or reads one line from standard input
               with --password-stdin.
             """;

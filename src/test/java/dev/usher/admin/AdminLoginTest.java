@@ -114,6 +114,21 @@ class AdminLoginTest {
             assertThat(send(usher, "POST", "/api/reload", session + "X-Usher-CSRF: " + csrf + "\r\n", ""))
                     .startsWith("HTTP/1.1 200");
 
+            String bigRestore = "POST /api/restore HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000000\r\n\r\n";
+            try (Socket s = new Socket("127.0.0.1", usher.adminAddress().getPort())) {
+                s.getOutputStream().write(bigRestore.getBytes(StandardCharsets.US_ASCII));
+                assertThat(new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII))
+                        .as("a large upload without a session is refused before it is read").isEqualTo("HTTP/1.1 413");
+            }
+            try (Socket s = new Socket("127.0.0.1", usher.adminAddress().getPort())) {
+                s.getOutputStream().write(bigRestore.replace("\r\n\r\n", "\r\n" + session + "\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                s.getOutputStream().write(new byte[1_000_000]);
+                assertThat(new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+                        .as("with a session it is read (and then refused as no archive)").startsWith("HTTP/1.1 4")
+                        .doesNotStartWith("HTTP/1.1 413");
+            }
+
             String logout = send(usher, "POST", "/api/logout", session, "");
             assertThat(logout).startsWith("HTTP/1.1 204");
             assertThat(header(logout, "set-cookie")).contains("usher_session=;").contains("Max-Age=0");
