@@ -139,7 +139,8 @@ class BalancingTest {
             for (int i = 0; i < 10; i++) {
                 assertThat(whoami(usher, "ah.example.com", "/")).isEqualTo("200 b");
             }
-            assertThat(b.requestsSeen() - before).isEqualTo(10);
+            // b also answers its own health checks (one a second) meanwhile, so at least the ten.
+            assertThat(b.requestsSeen() - before).isGreaterThanOrEqualTo(10);
             try (Whoami back = Whoami.start("127.0.0.1", aPort, "a-again")) {
                 long deadline = System.nanoTime() + 10_000_000_000L;
                 boolean seen = false;
