@@ -162,7 +162,7 @@ final class AdminApi {
         Path file = config.path();
         return Answer.json(OK, "{\"login_required\":" + required + ",\"logged_in\":" + (!required
                 || r.session() != null) + ",\"csrf\":" + (csrf == null ? "null" : Json.string(csrf))
-                + ",\"config_file\":" + (file == null ? "null" : Json.string(file.toString())) + "}");
+                + ",\"config_file\":" + (file == null ? "null" : Json.string(file.toAbsolutePath().toString())) + "}");
     }
 
     private Answer login(ApiRequest r) throws InterruptedException {
