@@ -232,6 +232,11 @@ if [[ -f $copy/src/main/java/dev/usher/Main.java ]]; then
             # AOTMode=on makes the JVM refuse to start unless it can use the cache.
             run USHER_JAVA_OPTS=-XX:AOTMode=on "$cusher" version
             check "... which the JVM then uses (starts with -XX:AOTMode=on)" eval 'rc_is 0 && contains "$out" "usher "'
+            https_aot_size=$(stat -c %s "$copy/target/usher.aot")
+            RUN_LIMIT=600 run USHER_AOT_TRAINING=plain USHER_JAVA_OPTS=-XX:AOTMode=on "$cusher" version
+            check "USHER_AOT_TRAINING=plain records a new cache without the HTTPS classes (smaller), and it is used" \
+                eval 'rc_is 0 && [[ $(<"$copy/target/usher.aot.stamp") == *" plain" ]] &&
+                    (($(stat -c %s "$copy/target/usher.aot") < https_aot_size))'
         fi
 
         printf '\nthis is not Java\n' >>"$copy/src/main/java/dev/usher/Main.java"
