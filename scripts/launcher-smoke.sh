@@ -184,7 +184,8 @@ run "${fake_env[@]}" JAVA_HOME="$tmp/home-21" USHER_JAVA_OPTS='-Xmx64m  -Dsmoke=
 expected_args="[--enable-native-access=ALL-UNNAMED] [-XX:+UseSerialGC] [-Xss256k] [-XX:+ExitOnOutOfMemoryError]"
 expected_args+=" [-Xms8m] [-Xmx128m] [-XX:MaxMetaspaceSize=96m] [-XX:ReservedCodeCacheSize=32m]"
 expected_args+=" [-XX:MaxDirectMemorySize=128m] [-Dio.netty.allocator.type=unpooled] [-XX:-UsePerfData]"
-expected_args+=" [-XX:TrimNativeHeapInterval=5000] [-Xmx64m] [-Dsmoke=1] [-jar] [$copy/target/usher.jar] [version] [two words]"
+expected_args+=" [-XX:MinHeapFreeRatio=10] [-XX:MaxHeapFreeRatio=30] [-XX:+UnlockDiagnosticVMOptions]"
+expected_args+=" [-XX:ArchiveRelocationMode=0] [-XX:TrimNativeHeapInterval=5000] [-Xmx64m] [-Dsmoke=1] [-jar] [$copy/target/usher.jar] [version] [two words]"
 check "picks the newest major (25 in the search path over JAVA_HOME's 21 and PATH's 17); JVM flags; USHER_JAVA_OPTS last" \
     eval 'rc_is 0 && [[ $out == "FAKEJAVA 25.0.1 $expected_args" ]]'
 
@@ -231,6 +232,11 @@ if [[ -f $copy/src/main/java/dev/usher/Main.java ]]; then
             # AOTMode=on makes the JVM refuse to start unless it can use the cache.
             run USHER_JAVA_OPTS=-XX:AOTMode=on "$cusher" version
             check "... which the JVM then uses (starts with -XX:AOTMode=on)" eval 'rc_is 0 && contains "$out" "usher "'
+            https_aot_size=$(stat -c %s "$copy/target/usher.aot")
+            RUN_LIMIT=600 run USHER_AOT_TRAINING=plain USHER_JAVA_OPTS=-XX:AOTMode=on "$cusher" version
+            check "USHER_AOT_TRAINING=plain records a new cache without the HTTPS classes (smaller), and it is used" \
+                eval 'rc_is 0 && [[ $(<"$copy/target/usher.aot.stamp") == *" plain" ]] &&
+                    (($(stat -c %s "$copy/target/usher.aot") < https_aot_size))'
         fi
 
         printf '\nthis is not Java\n' >>"$copy/src/main/java/dev/usher/Main.java"

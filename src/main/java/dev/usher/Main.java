@@ -9,6 +9,7 @@ import dev.usher.reload.HangupSignal;
 import dev.usher.reload.Reloader;
 import dev.usher.observe.ReopenSignal;
 import dev.usher.rules.PasswordHashCommand;
+import dev.usher.server.IdleHeapTrim;
 import dev.usher.server.ListenException;
 import dev.usher.server.Transport;
 import dev.usher.whoami.Whoami;
@@ -20,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
@@ -28,6 +30,8 @@ import java.util.concurrent.CountDownLatch;
 public final class Main {
     /** The file {@code run} and {@code check} use when {@code --config} is not given and it exists. */
     static final Path DEFAULT_CONFIG = Path.of("usher.yaml");
+    /** How often the idle heap trim looks at the heap (see {@link IdleHeapTrim}). */
+    private static final Duration HEAP_TRIM_INTERVAL = Duration.ofSeconds(5);
 
     private final InputStream in;
     private final PrintStream out;
@@ -65,7 +69,7 @@ public final class Main {
             case "renew" -> new CertificateCommands(out, err).renew(rest);
             case "reload" -> new ReloadCommand(out, err).run(rest);
             case "trust" -> new CertificateCommands(out, err).trust(rest);
-            case "train" -> train(); // used by the launcher to record an AOT cache; not in --help
+            case "train" -> train(rest); // used by the launcher to record an AOT cache; not in --help
             case "version", "--version", "-v" -> {
                 out.println("usher " + version() + " (Java " + Runtime.version().feature() + ", "
                         + Transport.best().name() + ")");
@@ -120,6 +124,8 @@ public final class Main {
             printDemoHelp(usher.httpAddress().getPort());
         }
         ConfigWatcher watcher = file == null ? null : watchForReloads(usher, file);
+        // The process is ours alone here (not in tests or `usher train`): give back what a burst of traffic grew.
+        IdleHeapTrim.start(usher.loops.next(), HEAP_TRIM_INTERVAL);
         if (usher.accessLog() != null && usher.accessLog().file() != null) {
             ReopenSignal.install(usher.accessLog()); // logrotate's postrotate: kill -USR1
         }
@@ -158,9 +164,15 @@ public final class Main {
         }
     }
 
-    private int train() {
+    /** {@code usher train [plain]}: {@code plain} leaves HTTPS out (see {@link Training}). */
+    private int train(String[] args) {
+        boolean https = !(args.length == 1 && args[0].equals("plain"));
+        if (args.length > 1 || (args.length == 1 && https)) {
+            err.println("usher: usage: usher train [plain]");
+            return 2;
+        }
         try {
-            return Training.run();
+            return Training.run(https);
         } catch (Exception e) {
             err.println("usher: training run failed: " + e);
             return 1;

@@ -3,34 +3,66 @@ package dev.usher;
 import dev.usher.config.ConfigLoader;
 import dev.usher.config.UsherConfig;
 import dev.usher.whoami.Whoami;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
+import io.netty.util.ReferenceCountUtil;
+
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * {@code usher train}: a short, self-contained run of the usual request path (an in-process Usher in front of an
  * in-process whoami, on loopback ports the kernel picks), for the launcher to record an AOT cache from
  * ({@code -XX:AOTCacheOutput}). The classes it loads and links are the ones a real start-up needs, so the next
- * start skips that work.
+ * start skips that work. It covers HTTPS too (a local-CA site in a throw-away data directory, served by BoringSSL
+ * when it loads) unless told {@code plain}: every cached class is loaded at each start, so the HTTPS classes cost a
+ * plain-HTTP-only setup about 5 MiB and save an HTTPS one about as much (BENCHMARKS.md, "Footprint, 2026-11-30
+ * (second pass)").
  */
 final class Training {
     private static final int REQUESTS = 3_000;
+    private static final int TLS_CONNECTIONS = 20;
+    private static final int REQUESTS_PER_TLS_CONNECTION = 50;
 
     private Training() {
     }
 
-    static int run() throws Exception {
+    /** Trains plain HTTP, and HTTPS unless {@code https} is false. */
+    static int run(boolean https) throws Exception {
+        Path data = Files.createTempDirectory("usher-train"); // the local CA and certificate of this run only
         try (Whoami backend = Whoami.start("127.0.0.1", 0, "training")) {
             String yaml = """
-                    listen: {http: "127.0.0.1:0", https: off}
+                    listen: {http: "127.0.0.1:0", https: %3$s}
+                    data: "%2$s"
                     admin: off
                     sites:
-                      plain.localhost: 127.0.0.1:%1$d
-                      "*.localhost": {to: 127.0.0.1:%1$d, headers: {X-Trained: "yes"}, rate_limit: {requests: 100000, per: 1s}}
-                    """.formatted(backend.port());
+                      http://plain.localhost: 127.0.0.1:%1$d
+                      "http://*.localhost": {to: 127.0.0.1:%1$d, headers: {X-Trained: "yes"}, rate_limit: {requests: 100000, per: 1s}}
+                      secure.test: {to: 127.0.0.1:%1$d, tls: %4$s}
+                    """.formatted(backend.port(), data, https ? "\"127.0.0.1:0\"" : "off", https ? "internal" : "off");
             UsherConfig config = ConfigLoader.parse(yaml, "<training>");
             Usher usher = Usher.start(config, 1);
             try {
@@ -38,11 +70,100 @@ final class Training {
                 exercise(port, "plain.localhost", "");
                 exercise(port, "app.localhost", "Accept-Encoding: gzip\r\n");
                 notFound(port);
+                if (https) {
+                    exerciseTls(usher, "secure.test");
+                }
             } finally {
                 usher.close();
             }
+        } finally {
+            deleteTree(data);
         }
         return 0;
+    }
+
+    /**
+     * HTTP/1.1 over TLS with the site's name as SNI: a few handshakes, keep-alive requests on each. The client is
+     * Netty's, on BoringSSL like the server, so the cache holds no JDK TLS classes that Usher itself never uses.
+     */
+    private static void exerciseTls(Usher usher, String host) throws Exception {
+        SslContext tls = SslContextBuilder.forClient()
+                .sslProvider(OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK)
+                .trustManager(InsecureTrustManagerFactory.INSTANCE) // the certificate this run's own CA just made
+                .build();
+        int port = usher.httpsAddress().getPort();
+        for (int c = 0; c < TLS_CONNECTIONS; c++) {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            Channel channel = new Bootstrap().group(usher.loops).channel(usher.transport.socketChannel())
+                    .handler(new ChannelInitializer<>() {
+                        @Override
+                        protected void initChannel(Channel ch) {
+                            ch.pipeline().addLast(tls.newHandler(ch.alloc(), host, port), new HttpClientCodec(),
+                                    new KeepAliveRequests(host, REQUESTS_PER_TLS_CONNECTION, done));
+                        }
+                    })
+                    .connect("127.0.0.1", port).sync().channel();
+            try {
+                done.get(10, TimeUnit.SECONDS);
+            } finally {
+                channel.close().sync();
+            }
+        }
+    }
+
+    /** Sends GETs on one connection, each when the answer to the previous one has ended. */
+    private static final class KeepAliveRequests extends ChannelInboundHandlerAdapter {
+        private final String host;
+        private final CompletableFuture<Void> done;
+        private int left;
+
+        KeepAliveRequests(String host, int requests, CompletableFuture<Void> done) {
+            this.host = host;
+            this.left = requests;
+            this.done = done;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            send(ctx); // the TLS handler holds it until the handshake is done
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            boolean last = msg instanceof LastHttpContent;
+            ReferenceCountUtil.release(msg);
+            if (last && --left == 0) {
+                done.complete(null);
+            } else if (last) {
+                send(ctx);
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            done.completeExceptionally(new IOException("connection closed during training"));
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            done.completeExceptionally(cause);
+            ctx.close();
+        }
+
+        private void send(ChannelHandlerContext ctx) {
+            FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/train");
+            request.headers().set(HttpHeaderNames.HOST, host).set(HttpHeaderNames.ACCEPT_ENCODING, "gzip");
+            ctx.writeAndFlush(request);
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 
     /** Keep-alive requests on one connection, reading each answer by its Content-Length or chunks. */
