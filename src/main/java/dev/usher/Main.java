@@ -126,8 +126,8 @@ public final class Main {
         ConfigWatcher watcher = file == null ? null : watchForReloads(usher, file);
         // The process is ours alone here (not in tests or `usher train`): give back what a burst of traffic grew.
         IdleHeapTrim.start(usher.loops.next(), HEAP_TRIM_INTERVAL);
-        if (usher.accessLog() != null && usher.accessLog().file() != null) {
-            ReopenSignal.install(usher.accessLog()); // logrotate's postrotate: kill -USR1
+        if (usher.accessLogs != null) {
+            ReopenSignal.install(usher::reopenAccessLog); // logrotate's postrotate: kill -USR1
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Whoami backend = demoBackend;

@@ -6,6 +6,7 @@ import dev.usher.cert.CertStore;
 import dev.usher.config.ConfigError;
 import dev.usher.config.ListenAddress;
 import dev.usher.config.UsherConfig;
+import dev.usher.observe.AccessLog;
 import dev.usher.protocol.Http1Initializer;
 import dev.usher.protocol.HttpsInitializer;
 import dev.usher.reload.Changes;
@@ -54,6 +55,9 @@ final class Reconfiguration {
     /** A new HTTP/3 listener (HTTP/3 turned on, or the HTTPS address changed). */
     private QuicListener quic;
     private AdminListener admin;
+    /** The access log that replaces the one in service (null: none), when {@code replaceAccessLog}. */
+    private AccessLog accessLog;
+    private boolean replaceAccessLog;
     /** The config setting whose preparation is under way, named in the error if it fails. */
     private String preparing = "";
 
@@ -87,9 +91,17 @@ final class Reconfiguration {
         if (next.admin() != null && usher.metrics() == null) {
             LOG.log(Level.WARNING, "reload: the admin endpoint starts now, but /metrics only from the next start");
         }
-        if (!next.accessLog().equals(old.accessLog()) || next.anyAccessLog() && usher.accessLog() == null) {
-            LOG.log(Level.WARNING, "reload: a changed access_log: setting takes effect at the next start (a site''s "
-                    + "own on/off follows reloads while some access log is open)");
+        AccessLog inService = usher.accessLog();
+        if (!next.accessLog().equals(old.accessLog()) || next.anyAccessLog() != (inService != null)) {
+            if (usher.accessLogs == null) {
+                LOG.log(Level.WARNING, "reload: access logging starts at the next start (with the admin endpoint and "
+                        + "the access log both off at start, requests are not observed at all)");
+            } else {
+                preparing = "access_log";
+                accessLog = next.anyAccessLog() ? Usher.openAccessLog(next) : null;
+                replaceAccessLog = true;
+                preparing = "";
+            }
         }
         certificates = usher.certificates;
         secureRoutes = usher.secureRoutes;
@@ -160,6 +172,9 @@ final class Reconfiguration {
                 }
             }
         }
+        if (accessLog != null) {
+            accessLog.close();
+        }
         if (certificatesMade) {
             certificates.close();
         }
@@ -192,6 +207,9 @@ final class Reconfiguration {
         RouteTable oldPlain = usher.routes.swap(plainTable);
         replaceListeners();
         usher.limiter.setMax(next.limits().connections());
+        if (replaceAccessLog) {
+            usher.accessLogs.replace(accessLog); // the old one writes what it had queued, then closes
+        }
         oldPlain.close();
         if (oldSecure != null) {
             oldSecure.close();

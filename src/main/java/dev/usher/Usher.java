@@ -3,6 +3,7 @@ package dev.usher;
 import dev.usher.admin.AdminListener;
 import dev.usher.cert.CertManager;
 import dev.usher.observe.AccessLog;
+import dev.usher.observe.AccessLogSwitch;
 import dev.usher.observe.Metrics;
 import dev.usher.observe.OpenConnections;
 import dev.usher.observe.RequestObserver;
@@ -99,8 +100,11 @@ public final class Usher implements AutoCloseable {
     private final Supplier<QuicNative> quicNative;
     /** Null when the admin endpoint (which serves them) is off. */
     private final Metrics metrics;
-    /** Null when no request is to be logged. */
-    private final AccessLog accessLog;
+    /**
+     * Where logged requests go; null when nothing observes requests (neither the admin endpoint's metrics nor an
+     * access log were on at start), and then a reload cannot turn the access log on.
+     */
+    final AccessLogSwitch accessLogs;
     private final ReloadCounts reloads = new ReloadCounts();
     private volatile Reloader reloader;
     /** Guarded by this: no reload starts after a stop began. */
@@ -111,7 +115,7 @@ public final class Usher implements AutoCloseable {
                   RouteTableHolder secureRoutes, CertManager certificates, HttpListener http, HttpListener https,
                   Connections connections, Transport transport, ChallengeAnswers answers,
                   ConnectionLimiter limiter, CompressBudget compression, Retry retry, Duration filePoll,
-                  RequestObserver observer, OpenConnections httpConnections, Metrics metrics, AccessLog accessLog,
+                  RequestObserver observer, OpenConnections httpConnections, Metrics metrics, AccessLogSwitch accessLogs,
                   AltSvc altSvc, Supplier<QuicNative> quicNative) {
         this.loops = loops;
         this.pools = pools;
@@ -131,7 +135,7 @@ public final class Usher implements AutoCloseable {
         this.observer = observer;
         this.httpConnections = httpConnections;
         this.metrics = metrics;
-        this.accessLog = accessLog;
+        this.accessLogs = accessLogs;
         this.altSvc = altSvc;
         this.quicNative = quicNative;
     }
@@ -178,15 +182,17 @@ public final class Usher implements AutoCloseable {
         HttpListener https = null;
         HttpListener http = null;
         Connections connections = new Connections();
-        AccessLog accessLog = null;
+        AccessLogSwitch accessLogs = null;
         QuicListener quic = null;
         AltSvc altSvc = new AltSvc();
         try {
             // Requests are observed only when something uses them: metrics need the admin endpoint, the access log
             // a site (or the top level) that turns it on. Otherwise no recorder joins the pipelines.
             Metrics metrics = config.admin() == null ? null : new Metrics();
-            accessLog = config.anyAccessLog() ? openAccessLog(config) : null;
-            RequestObserver observer = RequestObserver.both(metrics, accessLog);
+            if (metrics != null || config.anyAccessLog()) {
+                accessLogs = new AccessLogSwitch(config.anyAccessLog() ? openAccessLog(config) : null);
+            }
+            RequestObserver observer = RequestObserver.both(metrics, accessLogs);
             OpenConnections httpConnections = new OpenConnections();
             ConnectionLimiter limiter = new ConnectionLimiter(config.limits().connections());
             CompressBudget compression = new CompressBudget();
@@ -223,7 +229,7 @@ public final class Usher implements AutoCloseable {
             int machine = CpuBudget.machineCpus();
             Usher usher = new Usher(loops, pools, services, routes, secureRoutes, certificates, http, https,
                     connections, transport, answers, limiter, compression, retry, filePoll, observer,
-                    httpConnections, metrics, accessLog, altSvc, quicNative);
+                    httpConnections, metrics, accessLogs, altSvc, quicNative);
             if (httpsOn && usher.servesHttp3(config.listen())) {
                 quic = usher.bindQuic(config, https.address(), certificates, secureRoutes);
                 usher.quic = quic;
@@ -265,14 +271,14 @@ public final class Usher implements AutoCloseable {
             services.close();
             pools.close();
             loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-            if (accessLog != null) {
-                accessLog.close();
+            if (accessLogs != null) {
+                accessLogs.close();
             }
             throw e;
         }
     }
 
-    private static AccessLog openAccessLog(UsherConfig config) {
+    static AccessLog openAccessLog(UsherConfig config) {
         try {
             return new AccessLog(config.accessLog().file(), config.accessLog().on());
         } catch (IOException e) {
@@ -392,9 +398,16 @@ public final class Usher implements AutoCloseable {
         return metrics;
     }
 
-    /** The access log, or null when no request is logged. */
+    /** The access log in service, or null when no request is logged. */
     public AccessLog accessLog() {
-        return accessLog;
+        return accessLogs == null ? null : accessLogs.current();
+    }
+
+    /** Reopens the access log's file, if one is in service (SIGUSR1). */
+    public void reopenAccessLog() {
+        if (accessLogs != null) {
+            accessLogs.reopen();
+        }
     }
 
     /** The certificate manager, or null when Usher serves no HTTPS. */
@@ -465,8 +478,8 @@ public final class Usher implements AutoCloseable {
         services.close();
         pools.close();
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-        if (accessLog != null) {
-            accessLog.close();
+        if (accessLogs != null) {
+            accessLogs.close();
         }
     }
 }

@@ -159,7 +159,7 @@ class ObserveTest {
     @Test
     void reopensTheLogFileOnSigusr1AfterARename() throws Exception {
         AccessLog accessLog = usher.accessLog();
-        assertThat(ReopenSignal.install(accessLog)).isTrue();
+        assertThat(ReopenSignal.install(accessLog::reopen)).isTrue();
         curl("plain.localhost", false, "--http1.1", 1, "/before");
         awaitWritten(accessLog, Files.exists(log) ? Files.readAllLines(log).size() : 1);
         Path rotated = logs.resolve("access.log.1");

@@ -19,6 +19,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.WebSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -161,6 +162,57 @@ class ReloadTest {
             int at = text.toLowerCase(java.util.Locale.ROOT).indexOf("\r\nx-generation: ");
             return at < 0 ? "none" : text.substring(at + 16, text.indexOf('\r', at + 2));
         }
+    }
+
+    @Test
+    void theAccessLogIsTurnedOnMovedAndOffByReloads() throws Exception {
+        java.util.function.Function<String, String> config = log -> """
+                listen: {http: "127.0.0.1:0", https: off}
+                admin: "127.0.0.1:0"
+                access_log: %s
+                sites:
+                  127.0.0.1: 127.0.0.1:%d
+                """.formatted(log, a.port());
+        Path first = folder.resolve("first.log");
+        Path second = folder.resolve("second.log");
+        try (ReloadingUsher usher = ReloadingUsher.start(folder, config.apply("off"))) {
+            HttpClient client = HttpClient.newHttpClient();
+            URI base = URI.create("http://127.0.0.1:" + usher.port());
+            send(client, HttpRequest.newBuilder(base.resolve("/while-off")).build());
+
+            usher.writeInPlace(config.apply("first.log"));
+            assertThat(usher.reloader.reload("test").ok()).isTrue();
+            send(client, HttpRequest.newBuilder(base.resolve("/one")).build());
+            awaitLine(first, "/one");
+
+            usher.writeInPlace(config.apply("second.log"));
+            assertThat(usher.reloader.reload("test").ok()).isTrue();
+            send(client, HttpRequest.newBuilder(base.resolve("/two")).build());
+            awaitLine(second, "/two");
+
+            usher.writeInPlace(config.apply("off"));
+            assertThat(usher.reloader.reload("test").ok()).isTrue();
+            assertThat(usher.usher.accessLog()).isNull();
+            send(client, HttpRequest.newBuilder(base.resolve("/three")).build());
+            Thread.sleep(300); // the writer thread would have written it by now
+            String firstLog = Files.readString(first);
+            String secondLog = Files.readString(second);
+            assertThat(firstLog).contains("/one").doesNotContain("/while-off").doesNotContain("/two")
+                    .doesNotContain("/three");
+            assertThat(secondLog).contains("/two").doesNotContain("/one").doesNotContain("/three");
+        }
+    }
+
+    private static void awaitLine(Path log, String uri) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (Files.exists(log) && Files.readString(log).contains("\"uri\":\"" + uri + "\"")) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no line for " + uri + " in " + log + ": "
+                + (Files.exists(log) ? Files.readString(log) : "(no file)"));
     }
 
     @Test
