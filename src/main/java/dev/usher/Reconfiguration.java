@@ -5,6 +5,7 @@ import dev.usher.cert.CertManager;
 import dev.usher.cert.CertStore;
 import dev.usher.config.ConfigError;
 import dev.usher.config.ListenAddress;
+import dev.usher.config.UpstreamAddress;
 import dev.usher.config.UsherConfig;
 import dev.usher.observe.AccessLog;
 import dev.usher.protocol.Http1Initializer;
@@ -21,8 +22,10 @@ import dev.usher.tls.TlsInitializer;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * One reload of a running {@link Usher}, in two phases. <b>Prepare</b> does everything that can fail and nothing
@@ -213,6 +216,12 @@ final class Reconfiguration {
         oldPlain.close();
         if (oldSecure != null) {
             oldSecure.close();
+        }
+        Set<UpstreamAddress> inUse = new HashSet<>();
+        next.sites().forEach(site -> inUse.addAll(site.upstreams()));
+        int closed = usher.pools.retainOnly(inUse);
+        if (closed > 0) {
+            LOG.log(Level.DEBUG, "reload: closed the connection pools of {0} removed backend(s)", closed);
         }
     }
 

@@ -7,6 +7,7 @@ import io.netty.resolver.AddressResolverGroup;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -36,6 +37,24 @@ public final class UpstreamPools implements AutoCloseable {
     /** Every pool made so far, by backend address (a snapshot, for metrics). */
     public Map<UpstreamAddress, UpstreamPool> all() {
         return Map.copyOf(pools);
+    }
+
+    /**
+     * Closes and forgets the pools of backends not in {@code inUse} (a reload removed them): their idle connections
+     * close now, and a request still running on an older config finishes on its connection, which then closes
+     * instead of going back to the pool. A backend that comes back later gets a new pool.
+     *
+     * @return how many pools were closed
+     */
+    public int retainOnly(Set<UpstreamAddress> inUse) {
+        int closed = 0;
+        for (Map.Entry<UpstreamAddress, UpstreamPool> entry : pools.entrySet()) {
+            if (!inUse.contains(entry.getKey()) && pools.remove(entry.getKey(), entry.getValue())) {
+                entry.getValue().close();
+                closed++;
+            }
+        }
+        return closed;
     }
 
     @Override

@@ -203,6 +203,31 @@ class ReloadTest {
         }
     }
 
+    @Test
+    void aRemovedBackendsIdleConnectionsAreClosedByTheReload() throws Exception {
+        try (ReloadingUsher usher = ReloadingUsher.start(folder, plainConfig(0, true))) {
+            try (Socket socket = new Socket("127.0.0.1", usher.port())) {
+                socket.setSoTimeout(10_000);
+                socket.getOutputStream().write("GET / HTTP/1.1\r\nHost: other.example.com\r\nConnection: close\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                assertThat(new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1))
+                        .startsWith("HTTP/1.1 200").contains("backend-b");
+            }
+            awaitOpen(b, 1); // kept alive in Usher's pool
+            usher.writeInPlace(plainConfig(1, false)); // other.example.com (backend b) removed
+            assertThat(usher.reloader.reload("test").ok()).isTrue();
+            awaitOpen(b, 0);
+        }
+    }
+
+    private static void awaitOpen(Whoami backend, int connections) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (backend.openConnections() != connections && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(backend.openConnections()).as("connections open at the backend").isEqualTo(connections);
+    }
+
     private static void awaitLine(Path log, String uri) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (System.nanoTime() < deadline) {
