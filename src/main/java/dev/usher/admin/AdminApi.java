@@ -169,7 +169,7 @@ final class AdminApi {
         if (!secret.required()) {
             return Answer.error(CONFLICT, "no password is configured: this admin endpoint is open on loopback only");
         }
-        if (!sessions.mayTry(r.client())) {
+        if (!sessions.tryAttempt(r.client())) {
             return Answer.error(HttpResponseStatus.TOO_MANY_REQUESTS, "too many wrong passwords from your address; "
                     + "wait a few minutes");
         }
@@ -182,7 +182,6 @@ final class AdminApi {
             return Answer.error(BAD_REQUEST, e.getMessage());
         }
         if (!(password instanceof String text) || !secret.verify(text)) {
-            sessions.failed(r.client());
             return Answer.error(UNAUTHORIZED, "wrong password");
         }
         sessions.succeeded(r.client());

@@ -88,19 +88,29 @@ final class Sessions {
         }
     }
 
-    /** True when {@code client} may try a password now. */
-    boolean mayTry(String client) {
-        Failures f = failures.get(client);
-        return f == null || f.count() < FAILURES_ALLOWED || System.nanoTime() - f.since() > THROTTLE_WINDOW.toNanos();
-    }
-
-    void failed(String client) {
+    /**
+     * Counts a password attempt by {@code client} as failed before it is checked, and says whether it may be checked
+     * at all: counted first, in one atomic step, so that many attempts sent at once cannot all pass before the
+     * first failure is recorded. {@link #succeeded} forgets the count when the password was right.
+     */
+    boolean tryAttempt(String client) {
         if (failures.size() > MAX_TRACKED) {
             failures.clear();
         }
         long now = System.nanoTime();
-        failures.compute(client, (k, f) -> f == null || now - f.since() > THROTTLE_WINDOW.toNanos()
-                ? new Failures(1, now) : new Failures(f.count() + 1, f.since()));
+        boolean[] allowed = {false};
+        failures.compute(client, (k, f) -> {
+            if (f == null || now - f.since() > THROTTLE_WINDOW.toNanos()) {
+                allowed[0] = true;
+                return new Failures(1, now);
+            }
+            if (f.count() >= FAILURES_ALLOWED) {
+                return f;
+            }
+            allowed[0] = true;
+            return new Failures(f.count() + 1, f.since());
+        });
+        return allowed[0];
     }
 
     void succeeded(String client) {

@@ -1,0 +1,132 @@
+package dev.usher.admin;
+
+import dev.usher.Usher;
+import dev.usher.config.ConfigLoader;
+import org.bouncycastle.crypto.generators.OpenBSDBCrypt;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The admin endpoint against attacks and mishaps found in review: password guessing (in parallel, or with the
+ * Bearer header instead of the login form), sessions that outlive a password change, what strangers may learn,
+ * framing, CSRF on the tools' routes, restores that reach outside the data directory or leave keys readable, and
+ * writes that fail half-way.
+ */
+class AdminHardeningTest {
+    private static final String PASSWORD = "correct horse battery";
+    private static final String HASH = OpenBSDBCrypt.generate(PASSWORD.toCharArray(), new byte[16], 4);
+
+    @TempDir
+    Path folder;
+
+    private Path file;
+
+    private Usher start(String admin) throws Exception {
+        file = folder.resolve("usher.yaml");
+        Files.writeString(file, """
+                listen: {http: "127.0.0.1:0", https: "127.0.0.1:0"}
+                admin: %s
+                data: ./data
+                sites:
+                  app.localhost: 127.0.0.1:9
+                """.formatted(admin));
+        Usher usher = Usher.start(ConfigLoader.load(file), 1);
+        usher.reloadFrom(file);
+        return usher;
+    }
+
+    private Usher startWithPassword(String hash) throws Exception {
+        return start("{listen: \"127.0.0.1:0\", password: \"" + hash + "\"}");
+    }
+
+    /** One request on a new connection to the admin port; the whole answer. */
+    private static String send(Usher usher, String method, String path, String headers, String body)
+            throws Exception {
+        return send(usher, method, path, headers, body == null ? null : body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String send(Usher usher, String method, String path, String headers, byte[] content)
+            throws Exception {
+        try (Socket s = new Socket("127.0.0.1", usher.adminAddress().getPort())) {
+            s.setSoTimeout(10_000);
+            byte[] body = content == null ? new byte[0] : content;
+            OutputStream out = s.getOutputStream();
+            out.write((method + " " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n" + headers
+                    + "Content-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+            out.write(body);
+            out.flush();
+            InputStream in = s.getInputStream();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    private static String header(String response, String name) {
+        for (String line : response.split("\r\n")) {
+            if (line.regionMatches(true, 0, name + ":", 0, name.length() + 1)) {
+                return line.substring(name.length() + 1).strip();
+            }
+            if (line.isEmpty()) {
+                break;
+            }
+        }
+        return null;
+    }
+
+    /** Logs in; the Cookie header line and the CSRF token. */
+    private static String[] login(Usher usher) throws Exception {
+        String login = send(usher, "POST", "/api/login", "Content-Type: application/json\r\n",
+                "{\"password\": \"" + PASSWORD + "\"}");
+        assertThat(login).startsWith("HTTP/1.1 200");
+        String cookie = header(login, "set-cookie");
+        return new String[] {"Cookie: " + cookie.substring(0, cookie.indexOf(';')) + "\r\n",
+                AdminApiTest.field(login, "csrf")};
+    }
+
+    @Test
+    void wrongPasswordsSentAllAtOnceAreAllCounted() throws Exception {
+        // a slow hash (as in production), so that the attempts overlap while each is checked
+        String slow = OpenBSDBCrypt.generate(PASSWORD.toCharArray(), new byte[16], 10);
+        try (Usher usher = startWithPassword(slow)) {
+            ExecutorService pool = Executors.newFixedThreadPool(16);
+            try {
+                List<Future<String>> answers = new ArrayList<>();
+                for (int i = 0; i < 16; i++) {
+                    String guess = "{\"password\": \"guess" + i + "\"}";
+                    answers.add(pool.submit((Callable<String>) () -> send(usher, "POST", "/api/login", "", guess)));
+                }
+                int checked = 0;
+                for (Future<String> a : answers) {
+                    String answer = a.get();
+                    assertThat(answer).matches("(?s)HTTP/1.1 (401|429).*");
+                    checked += answer.startsWith("HTTP/1.1 401") ? 1 : 0;
+                }
+                assertThat(checked).as("passwords checked of 16 sent at once").isEqualTo(Sessions.FAILURES_ALLOWED);
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    private String restore(Usher usher, byte[] archive) throws Exception {
+        String csrf = AdminApiTest.field(send(usher, "GET", "/api/session", "", (String) null), "csrf");
+        return send(usher, "POST", "/api/restore", "X-Usher-CSRF: " + csrf + "\r\nIf-Match: "
+                + ConfigFile.version(Files.readAllBytes(file)) + "\r\nContent-Type: application/gzip\r\n", archive);
+    }
+}
