@@ -102,6 +102,14 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             send(ctx, HttpResponseStatus.UNAUTHORIZED, Json.error("login required"), keepAlive);
             return;
         }
+        // A guess in the Authorization header counts against the same per-client throttle as the login form (a
+        // token that already matched does not: a tool polling with it is no guess).
+        String client = client(ctx, request);
+        if (authorization != null && !secret.remembered(authorization) && !sessions.tryAttempt(client)) {
+            send(ctx, HttpResponseStatus.TOO_MANY_REQUESTS, Json.error("too many wrong passwords from your address; "
+                    + "wait a few minutes"), false);
+            return;
+        }
         request.retain();
         ctx.channel().config().setAutoRead(false);
         secret.check(authorization).whenComplete((ok, failure) ->
@@ -110,6 +118,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                         ctx.channel().config().setAutoRead(true);
                         // Closed after this answer: a request pipelined behind it must not be answered first.
                         if (Boolean.TRUE.equals(ok)) {
+                            sessions.succeeded(client);
                             dispatch(ctx, request, path, false, null, true);
                         } else {
                             FullHttpResponse refused = response(HttpResponseStatus.UNAUTHORIZED,

@@ -124,6 +124,22 @@ class AdminHardeningTest {
         }
     }
 
+    @Test
+    void guessingWithTheBearerHeaderIsThrottledLikeTheLoginForm() throws Exception {
+        try (Usher usher = startWithPassword(HASH)) {
+            for (int i = 0; i < Sessions.FAILURES_ALLOWED; i++) {
+                assertThat(send(usher, "GET", "/api/sites", "Authorization: Bearer guess" + i + "\r\n", (String) null))
+                        .startsWith("HTTP/1.1 401");
+            }
+            assertThat(send(usher, "GET", "/health", "Authorization: Basic "
+                    + java.util.Base64.getEncoder().encodeToString(("x:" + PASSWORD).getBytes(StandardCharsets.UTF_8))
+                    + "\r\n", (String) null)).as("even the right password waits after too many wrong ones")
+                    .startsWith("HTTP/1.1 429");
+            assertThat(send(usher, "POST", "/api/login", "", "{\"password\": \"" + PASSWORD + "\"}"))
+                    .startsWith("HTTP/1.1 429");
+        }
+    }
+
     private String restore(Usher usher, byte[] archive) throws Exception {
         String csrf = AdminApiTest.field(send(usher, "GET", "/api/session", "", (String) null), "csrf");
         return send(usher, "POST", "/api/restore", "X-Usher-CSRF: " + csrf + "\r\nIf-Match: "
