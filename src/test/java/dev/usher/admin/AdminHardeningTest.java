@@ -140,6 +140,21 @@ class AdminHardeningTest {
         }
     }
 
+    @Test
+    void aPasswordChangedByReloadEndsTheSessionsOfTheOldOne() throws Exception {
+        try (Usher usher = startWithPassword(HASH)) {
+            String[] session = login(usher);
+            assertThat(send(usher, "GET", "/api/sites", session[0], (String) null)).startsWith("HTTP/1.1 200");
+            String other = OpenBSDBCrypt.generate("another password".toCharArray(), new byte[16], 4);
+            Files.writeString(file, Files.readString(file).replace(HASH, other));
+            assertThat(send(usher, "POST", "/api/reload", session[0] + "X-Usher-CSRF: " + session[1] + "\r\n", ""))
+                    .startsWith("HTTP/1.1 200");
+            assertThat(send(usher, "GET", "/api/sites", session[0], (String) null))
+                    .as("a session of the old password").startsWith("HTTP/1.1 401");
+            assertThat(send(usher, "GET", "/api/session", session[0], (String) null)).contains("\"logged_in\":false");
+        }
+    }
+
     private String restore(Usher usher, byte[] archive) throws Exception {
         String csrf = AdminApiTest.field(send(usher, "GET", "/api/session", "", (String) null), "csrf");
         return send(usher, "POST", "/api/restore", "X-Usher-CSRF: " + csrf + "\r\nIf-Match: "
