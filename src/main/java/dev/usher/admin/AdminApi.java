@@ -159,9 +159,10 @@ final class AdminApi {
     private Answer session(ApiRequest r) {
         boolean required = secret.required();
         String csrf = required ? (r.session() == null ? null : r.session().csrf) : sessions.openCsrf();
-        Path file = config.path();
-        return Answer.json(OK, "{\"login_required\":" + required + ",\"logged_in\":" + (!required
-                || r.session() != null) + ",\"csrf\":" + (csrf == null ? "null" : Json.string(csrf))
+        boolean loggedIn = !required || r.session() != null;
+        Path file = loggedIn ? config.path() : null; // where the file lives is no stranger's business
+        return Answer.json(OK, "{\"login_required\":" + required + ",\"logged_in\":" + loggedIn
+                + ",\"csrf\":" + (csrf == null ? "null" : Json.string(csrf))
                 + ",\"config_file\":" + (file == null ? "null" : Json.string(file.toAbsolutePath().toString())) + "}");
     }
 

@@ -155,6 +155,16 @@ class AdminHardeningTest {
         }
     }
 
+    @Test
+    void strangersDoNotLearnTheConfigPath() throws Exception {
+        try (Usher usher = startWithPassword(HASH)) {
+            assertThat(send(usher, "GET", "/api/session", "", (String) null)).contains("\"config_file\":null");
+            String[] session = login(usher);
+            assertThat(send(usher, "GET", "/api/session", session[0], (String) null))
+                    .contains("\"config_file\":" + Json.string(file.toAbsolutePath().toString()));
+        }
+    }
+
     private String restore(Usher usher, byte[] archive) throws Exception {
         String csrf = AdminApiTest.field(send(usher, "GET", "/api/session", "", (String) null), "csrf");
         return send(usher, "POST", "/api/restore", "X-Usher-CSRF: " + csrf + "\r\nIf-Match: "
