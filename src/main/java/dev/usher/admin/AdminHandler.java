@@ -166,7 +166,6 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                     }
                     FullHttpResponse response = response(done.status(), done.contentType(), done.body(), false);
                     done.headers().forEach((k, v) -> response.headers().set(k, v));
-                    response.headers().set("X-Content-Type-Options", "nosniff");
                     write(ctx, response, false); // closed: a request pipelined behind it must not overtake it
                 });
             });
@@ -191,8 +190,8 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         head.headers()
                 .set(HttpHeaderNames.CONTENT_TYPE, answer.contentType())
                 .set(HttpHeaderNames.CONTENT_LENGTH, length)
-                .set(HttpHeaderNames.CACHE_CONTROL, "no-store")
-                .set("X-Content-Type-Options", "nosniff");
+                .set(HttpHeaderNames.CACHE_CONTROL, "no-store");
+        guard(head.headers());
         answer.headers().forEach((k, v) -> head.headers().set(k, v));
         HttpUtil.setKeepAlive(head, false);
         ctx.write(head);
@@ -356,8 +355,19 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 .set(HttpHeaderNames.CONTENT_TYPE, contentType)
                 .set(HttpHeaderNames.CONTENT_LENGTH, body.length)
                 .set(HttpHeaderNames.CACHE_CONTROL, "no-store");
+        guard(response.headers());
         HttpUtil.setKeepAlive(response, keepAlive);
         return response;
+    }
+
+    /**
+     * Headers on every answer: not to be framed (clickjacking) nor read as anything but its content type; an API
+     * answer is data, never a page (the UI's files replace the policy with their own).
+     */
+    private static void guard(io.netty.handler.codec.http.HttpHeaders headers) {
+        headers.set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+                .set("X-Frame-Options", "DENY")
+                .set("X-Content-Type-Options", "nosniff");
     }
 
     private static void write(ChannelHandlerContext ctx, FullHttpResponse response, boolean keepAlive) {

@@ -165,6 +165,21 @@ class AdminHardeningTest {
         }
     }
 
+    @Test
+    void noAnswerMayBeFramedSniffedOrCached() throws Exception {
+        try (Usher usher = startWithPassword(HASH)) {
+            String stranger = send(usher, "GET", "/api/session", "", (String) null);
+            String[] session = login(usher);
+            for (String answer : List.of(stranger, send(usher, "GET", "/api/sites", session[0], (String) null),
+                    send(usher, "GET", "/health", "Authorization: Bearer " + PASSWORD + "\r\n", (String) null))) {
+                assertThat(header(answer, "content-security-policy")).contains("frame-ancestors 'none'");
+                assertThat(header(answer, "x-frame-options")).isEqualTo("DENY");
+                assertThat(header(answer, "x-content-type-options")).isEqualTo("nosniff");
+                assertThat(header(answer, "cache-control")).isEqualTo("no-store");
+            }
+        }
+    }
+
     private String restore(Usher usher, byte[] archive) throws Exception {
         String csrf = AdminApiTest.field(send(usher, "GET", "/api/session", "", (String) null), "csrf");
         return send(usher, "POST", "/api/restore", "X-Usher-CSRF: " + csrf + "\r\nIf-Match: "
