@@ -169,6 +169,11 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                     write(ctx, response, false); // closed: a request pipelined behind it must not overtake it
                 });
             });
+        } else if (session != null && !request.method().equals(HttpMethod.GET)
+                && !Sessions.same(request.headers().get(AdminApi.CSRF_HEADER), session.csrf)) {
+            // the tools' routes are meant for the secret; a browser's cookie alone must not reload or renew
+            send(ctx, HttpResponseStatus.FORBIDDEN, Json.error("missing or wrong " + AdminApi.CSRF_HEADER
+                    + " header"), keepAlive);
         } else {
             route(ctx, request, keepAlive);
         }

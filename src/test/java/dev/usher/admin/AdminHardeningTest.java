@@ -180,6 +180,20 @@ class AdminHardeningTest {
         }
     }
 
+    @Test
+    void theToolsRoutesNeedTheCsrfTokenWhenASessionCookieAuthorizesThem() throws Exception {
+        try (Usher usher = startWithPassword(HASH)) {
+            String[] session = login(usher);
+            assertThat(send(usher, "POST", "/reload", session[0], "")).startsWith("HTTP/1.1 403");
+            assertThat(send(usher, "POST", "/certificates/app.localhost/renew", session[0], ""))
+                    .startsWith("HTTP/1.1 403");
+            assertThat(send(usher, "POST", "/reload", session[0] + "X-Usher-CSRF: " + session[1] + "\r\n", ""))
+                    .startsWith("HTTP/1.1 200");
+            assertThat(send(usher, "POST", "/reload", "Authorization: Bearer " + PASSWORD + "\r\n", ""))
+                    .as("tools with the secret need no token").startsWith("HTTP/1.1 200");
+        }
+    }
+
     private String restore(Usher usher, byte[] archive) throws Exception {
         String csrf = AdminApiTest.field(send(usher, "GET", "/api/session", "", (String) null), "csrf");
         return send(usher, "POST", "/api/restore", "X-Usher-CSRF: " + csrf + "\r\nIf-Match: "
