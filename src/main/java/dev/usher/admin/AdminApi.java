@@ -363,14 +363,22 @@ final class AdminApi {
             return Answer.json(UNPROCESSABLE_ENTITY, "{\"error\":" + Json.string("not restored: " + e.getMessage())
                     + ",\"errors\":[]}");
         }
-        Path file = config.path();
-        ConfigFile.Outcome outcome = config.write(ifMatch, current -> contents.config(), () -> {
-            try {
-                Backups.restoreData(contents.data(), ConfigLoader.parse(contents.config(), file).dataDir());
-            } catch (ConfigException e) {
-                throw new IOException(e.getMessage(), e); // validated just before; cannot happen
+        // The archive's config names where its data goes; were that followed, an archive could write any file
+        // Usher may write (data: /etc/cron.d). Data is written only into the running data directory.
+        Path running = dataDir().toAbsolutePath().normalize();
+        try {
+            Path wanted = ConfigLoader.parse(contents.config(), config.path()).dataDir().toAbsolutePath().normalize();
+            if (!wanted.equals(running)) {
+                return Answer.json(UNPROCESSABLE_ENTITY, "{\"error\":" + Json.string("not restored: the backup's "
+                        + "config keeps its data in " + wanted + ", this Usher in " + running + "; a restore writes "
+                        + "only into the running data directory (change data: by hand first, and reload)")
+                        + ",\"errors\":[]}");
             }
-        });
+        } catch (ConfigException e) {
+            // an invalid config: the write below refuses it with its errors
+        }
+        ConfigFile.Outcome outcome = config.write(ifMatch, current -> contents.config(),
+                () -> Backups.restoreData(contents.data(), running));
         CertManager manager = certificates.get();
         if (outcome instanceof ConfigFile.Written && manager != null) {
             manager.adoptStored(); // sites that were running already keep their names: serve the restored copies

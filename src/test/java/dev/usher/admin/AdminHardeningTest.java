@@ -194,6 +194,22 @@ class AdminHardeningTest {
         }
     }
 
+    @Test
+    void aRestoreNeverWritesOutsideTheRunningDataDirectory() throws Exception {
+        try (Usher usher = start("\"127.0.0.1:0\"")) {
+            Path elsewhere = folder.resolve("elsewhere");
+            byte[] config = Files.readString(file).replace("data: ./data", "data: " + elsewhere)
+                    .getBytes(StandardCharsets.UTF_8);
+            byte[] archive = TarGz.bytes(List.of(new TarGz.Entry("usher.yaml", 0600, 0, false, config),
+                    new TarGz.Entry("data/planted.txt", 0644, 0, false, "x".getBytes(StandardCharsets.UTF_8))));
+            byte[] before = Files.readAllBytes(file);
+            String answer = restore(usher, archive);
+            assertThat(answer).startsWith("HTTP/1.1 422").contains("data");
+            assertThat(elsewhere.resolve("planted.txt")).doesNotExist();
+            assertThat(Files.readAllBytes(file)).isEqualTo(before);
+        }
+    }
+
     private String restore(Usher usher, byte[] archive) throws Exception {
         String csrf = AdminApiTest.field(send(usher, "GET", "/api/session", "", (String) null), "csrf");
         return send(usher, "POST", "/api/restore", "X-Usher-CSRF: " + csrf + "\r\nIf-Match: "
