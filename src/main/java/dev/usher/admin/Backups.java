@@ -19,7 +19,7 @@ import java.util.Set;
 /**
  * The backup archive: {@code usher.yaml} (the config file as it is) and {@code data/...} (the data directory with
  * file modes; lock files, temporary files and the config's own numbered backups left out). Restoring writes each
- * data file atomically, with mode 0600 when the archive says others could not read it (keys).
+ * data file atomically, with mode 0600 when the archive says others could not read it, and always for keys.
  */
 final class Backups {
     static final String CONFIG = "usher.yaml";
@@ -132,7 +132,9 @@ final class Backups {
             if (e.directory()) {
                 AtomicFiles.createDirectories(target);
             } else {
-                AtomicFiles.write(target, e.content(), (e.mode() & 077) == 0);
+                // a key stays private whatever mode a (hand-made) archive claims for it
+                boolean secret = (e.mode() & 077) == 0 || e.name().endsWith(".key");
+                AtomicFiles.write(target, e.content(), secret);
             }
         }
     }

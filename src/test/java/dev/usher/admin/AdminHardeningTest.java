@@ -210,6 +210,22 @@ class AdminHardeningTest {
         }
     }
 
+    @Test
+    void restoredKeysArePrivateWhateverTheArchiveSays() throws Exception {
+        try (Usher usher = start("\"127.0.0.1:0\"")) {
+            byte[] archive = TarGz.bytes(List.of(
+                    new TarGz.Entry("usher.yaml", 0644, 0, false, Files.readAllBytes(file)),
+                    new TarGz.Entry("data/extra/other.key", 0644, 0, false, "k".getBytes(StandardCharsets.UTF_8)),
+                    new TarGz.Entry("data/extra/other.crt", 0644, 0, false, "c".getBytes(StandardCharsets.UTF_8))));
+            assertThat(restore(usher, archive)).startsWith("HTTP/1.1 200");
+            Path data = folder.resolve("data/extra");
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(data.resolve("other.key"))))
+                    .isEqualTo("rw-------");
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(data.resolve("other.crt"))))
+                    .isEqualTo("rw-r--r--");
+        }
+    }
+
     private String restore(Usher usher, byte[] archive) throws Exception {
         String csrf = AdminApiTest.field(send(usher, "GET", "/api/session", "", (String) null), "csrf");
         return send(usher, "POST", "/api/restore", "X-Usher-CSRF: " + csrf + "\r\nIf-Match: "
