@@ -293,6 +293,7 @@ final class AdminApi {
             case ConfigFile.Invalid i -> Answer.json(UNPROCESSABLE_ENTITY, "{\"error\":\"not saved: the config "
                     + "would be invalid; the file is unchanged\",\"errors\":" + FieldErrors.json(i.errors(), form,
                     keyColumn) + "}");
+            case ConfigFile.ReadOnly ro -> Answer.error(CONFLICT, "not saved: " + ro.why());
             case ConfigFile.Refused f -> Answer.error(switch (f.why().kind()) {
                 case NOT_FOUND -> NOT_FOUND;
                 case EXISTS -> CONFLICT;

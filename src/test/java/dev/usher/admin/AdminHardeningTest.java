@@ -226,6 +226,46 @@ class AdminHardeningTest {
         }
     }
 
+    @Test
+    void aWriteWhoseReloadFailsLeavesTheNumberedBackupsAsTheyWere() throws Exception {
+        try (Usher usher = start("\"127.0.0.1:0\""); ServerSocket taken = new ServerSocket(0, 50,
+                java.net.InetAddress.getByName("127.0.0.1"))) {
+            String original = Files.readString(file);
+            // one good write: backup 1 is the original file
+            String edited = original.replace("127.0.0.1:9", "127.0.0.1:10");
+            assertThat(restore(usher, TarGz.bytes(List.of(new TarGz.Entry("usher.yaml", 0600, 0, false,
+                    edited.getBytes(StandardCharsets.UTF_8)))))).startsWith("HTTP/1.1 200");
+            Path backups = folder.resolve("data/config-backups");
+            assertThat(Files.readString(backups.resolve("usher.yaml.1"))).isEqualTo(original);
+            // valid, but its listener cannot be bound: the reload fails and the file is put back
+            String unbindable = edited.replace("http: \"127.0.0.1:0\"", "http: \"127.0.0.1:" + taken.getLocalPort()
+                    + "\"");
+            assertThat(restore(usher, TarGz.bytes(List.of(new TarGz.Entry("usher.yaml", 0600, 0, false,
+                    unbindable.getBytes(StandardCharsets.UTF_8)))))).startsWith("HTTP/1.1 422");
+            assertThat(Files.readString(file)).isEqualTo(edited);
+            assertThat(Files.readString(backups.resolve("usher.yaml.1")))
+                    .as("backup 1 is still the file before the last write that stuck").isEqualTo(original);
+            try (var names = Files.list(backups)) {
+                assertThat(names.map(p -> p.getFileName().toString())).containsExactly("usher.yaml.1");
+            }
+        }
+    }
+
+    @Test
+    void aReadOnlyConfigFileIsRefusedAndKeptAsItIs() throws Exception {
+        try (Usher usher = start("\"127.0.0.1:0\"")) {
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--r--r--"));
+            byte[] before = Files.readAllBytes(file);
+            String csrf = AdminApiTest.field(send(usher, "GET", "/api/session", "", (String) null), "csrf");
+            String answer = send(usher, "DELETE", "/api/sites/app.localhost", "X-Usher-CSRF: " + csrf
+                    + "\r\nIf-Match: " + ConfigFile.version(before) + "\r\n", (String) null);
+            assertThat(answer).startsWith("HTTP/1.1 409").contains("read-only");
+            assertThat(Files.readAllBytes(file)).isEqualTo(before);
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("r--r--r--");
+            assertThat(folder.resolve("data/config-backups/usher.yaml.1")).doesNotExist();
+        }
+    }
+
     private String restore(Usher usher, byte[] archive) throws Exception {
         String csrf = AdminApiTest.field(send(usher, "GET", "/api/session", "", (String) null), "csrf");
         return send(usher, "POST", "/api/restore", "X-Usher-CSRF: " + csrf + "\r\nIf-Match: "
