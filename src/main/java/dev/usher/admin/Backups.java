@@ -104,7 +104,12 @@ final class Backups {
         List<TarGz.Entry> entries = TarGz.read(new ByteArrayInputStream(archive), LIMIT);
         byte[] config = null;
         List<TarGz.Entry> data = new ArrayList<>();
+        Set<String> seen = new java.util.HashSet<>();
         for (TarGz.Entry e : entries) {
+            // one name twice: which copy wins would be a guess (a file and a folder of one name cannot both be)
+            if (!seen.add(e.name())) {
+                throw new TarGz.BadArchive("\"" + e.name() + "\" is in the archive twice");
+            }
             if (e.name().equals(CONFIG) && !e.directory()) {
                 config = e.content();
             } else if (e.name().startsWith(DATA) && e.name().length() > DATA.length()) {

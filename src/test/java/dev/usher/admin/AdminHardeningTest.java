@@ -266,6 +266,25 @@ class AdminHardeningTest {
         }
     }
 
+    @Test
+    void aRestoreRefusesAnArchiveWithANameTwice() throws Exception {
+        try (Usher usher = start("\"127.0.0.1:0\"")) {
+            byte[] before = Files.readAllBytes(file);
+            byte[] other = Files.readString(file).replace("127.0.0.1:9", "127.0.0.1:10")
+                    .getBytes(StandardCharsets.UTF_8);
+            String twice = restore(usher, TarGz.bytes(List.of(new TarGz.Entry("usher.yaml", 0600, 0, false, before),
+                    new TarGz.Entry("usher.yaml", 0600, 0, false, other))));
+            assertThat(twice).startsWith("HTTP/1.1 422").contains("twice");
+            String fileAndFolder = restore(usher, TarGz.bytes(List.of(
+                    new TarGz.Entry("usher.yaml", 0600, 0, false, before),
+                    new TarGz.Entry("data/x", 0600, 0, false, "x".getBytes(StandardCharsets.UTF_8)),
+                    new TarGz.Entry("data/x", 0700, 0, true, new byte[0]))));
+            assertThat(fileAndFolder).startsWith("HTTP/1.1 422").contains("twice");
+            assertThat(Files.readAllBytes(file)).isEqualTo(before);
+            assertThat(folder.resolve("data/x")).doesNotExist();
+        }
+    }
+
     private String restore(Usher usher, byte[] archive) throws Exception {
         String csrf = AdminApiTest.field(send(usher, "GET", "/api/session", "", (String) null), "csrf");
         return send(usher, "POST", "/api/restore", "X-Usher-CSRF: " + csrf + "\r\nIf-Match: "
