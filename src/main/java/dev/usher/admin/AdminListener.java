@@ -69,10 +69,14 @@ public final class AdminListener implements AutoCloseable {
             @Override
             protected void initChannel(Channel ch) {
                 ch.config().setAutoRead(true);
+                AdminRequestDeadline deadline = new AdminRequestDeadline(AdminRequestDeadline.BASE);
                 ch.pipeline()
                         .addLast(new ReadTimeoutHandler(60))
+                        .addLast(deadline)
                         .addLast(new HttpServerCodec())
+                        .addLast(deadline.head())
                         .addLast(new AdminBodyLimit(secret, sessions))
+                        .addLast(deadline.completion())
                         .addLast(new AdminHandler(certificates, reloader, metrics, secret, sessions, api, ui));
             }
         });
