@@ -240,8 +240,16 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         return fromLoopback(ctx) && "https".equalsIgnoreCase(request.headers().get("X-Forwarded-Proto"));
     }
 
-    /** The client's address: the peer, or for the admin site (forwarded over loopback) the last X-Forwarded-For. */
+    /**
+     * The client's address: the peer, or for the admin site (forwarded over loopback) the client Usher's proxy
+     * determined: X-Real-IP, which it always sets (behind a trusted proxy the last X-Forwarded-For hop is that proxy,
+     * shared by every client), else the last X-Forwarded-For.
+     */
     private static String client(ChannelHandlerContext ctx, FullHttpRequest request) {
+        String realIp = request.headers().get("X-Real-IP");
+        if (realIp != null && !realIp.isBlank() && fromLoopback(ctx)) {
+            return realIp.strip();
+        }
         String forwarded = request.headers().get("X-Forwarded-For");
         if (forwarded != null && fromLoopback(ctx)) {
             return forwarded.substring(forwarded.lastIndexOf(',') + 1).strip();

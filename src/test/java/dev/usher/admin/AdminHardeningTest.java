@@ -285,6 +285,70 @@ class AdminHardeningTest {
         }
     }
 
+    /**
+     * Behind a trusted proxy (a CDN) the admin site's requests all come from the proxy's address: the throttle
+     * must count the client Usher determined, not the last X-Forwarded-For hop (the proxy), or one guesser locks
+     * every admin out.
+     */
+    @Test
+    void theAdminSiteBehindATrustedProxyThrottlesEachClientApart() throws Exception {
+        int port;
+        try (ServerSocket free = new ServerSocket(0)) {
+            port = free.getLocalPort();
+        }
+        file = folder.resolve("usher.yaml");
+        Files.writeString(file, """
+                listen: {http: "127.0.0.1:0", https: "127.0.0.1:0"}
+                admin: {listen: "127.0.0.1:%d", password: "%s", site: admin.localhost}
+                trusted_proxies: [127.0.0.1/32]
+                data: ./data
+                sites:
+                  app.localhost: 127.0.0.1:9
+                """.formatted(port, HASH));
+        try (Usher usher = Usher.start(ConfigLoader.load(file), 1)) {
+            javax.net.ssl.SSLContext tls = javax.net.ssl.SSLContext.getInstance("TLS");
+            tls.init(null, new javax.net.ssl.TrustManager[] {new javax.net.ssl.X509TrustManager() {
+                @Override
+                public void checkClientTrusted(java.security.cert.X509Certificate[] c, String a) {
+                }
+
+                @Override
+                public void checkServerTrusted(java.security.cert.X509Certificate[] c, String a) {
+                }
+
+                @Override
+                public java.security.cert.X509Certificate[] getAcceptedIssuers() {
+                    return new java.security.cert.X509Certificate[0];
+                }
+            }}, null);
+            for (int i = 0; i < Sessions.FAILURES_ALLOWED; i++) {
+                assertThat(loginThroughTheSite(usher, tls, "198.51.100.7", "guess" + i)).startsWith("HTTP/1.1 401");
+            }
+            assertThat(loginThroughTheSite(usher, tls, "198.51.100.7", PASSWORD)).startsWith("HTTP/1.1 429");
+            assertThat(loginThroughTheSite(usher, tls, "198.51.100.8", PASSWORD))
+                    .as("another client behind the same proxy").startsWith("HTTP/1.1 200");
+        }
+    }
+
+    private static String loginThroughTheSite(Usher usher, javax.net.ssl.SSLContext tls, String client,
+                                              String password) throws Exception {
+        try (javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) tls.getSocketFactory().createSocket("127.0.0.1",
+                usher.httpsAddress().getPort())) {
+            javax.net.ssl.SSLParameters params = s.getSSLParameters();
+            params.setServerNames(List.of(new javax.net.ssl.SNIHostName("admin.localhost")));
+            s.setSSLParameters(params);
+            s.setSoTimeout(10_000);
+            byte[] body = ("{\"password\": \"" + password + "\"}").getBytes(StandardCharsets.UTF_8);
+            OutputStream out = s.getOutputStream();
+            out.write(("POST /api/login HTTP/1.1\r\nHost: admin.localhost\r\nConnection: close\r\n"
+                    + "X-Forwarded-For: " + client + "\r\nContent-Type: application/json\r\nContent-Length: "
+                    + body.length + "\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+            out.write(body);
+            out.flush();
+            return new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
     private String restore(Usher usher, byte[] archive) throws Exception {
         String csrf = AdminApiTest.field(send(usher, "GET", "/api/session", "", (String) null), "csrf");
         return send(usher, "POST", "/api/restore", "X-Usher-CSRF: " + csrf + "\r\nIf-Match: "
