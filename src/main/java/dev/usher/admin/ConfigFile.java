@@ -40,9 +40,18 @@ final class ConfigFile {
         byte[] apply(byte[] current) throws ConfigEditor.EditException;
     }
 
-    /** Work done after validation and before the config is written (a restore's data files). */
+    /**
+     * Work done after validation and before the config is written (a restore's data files); gives what undoes it
+     * when the write or its reload then fails.
+     */
     @FunctionalInterface
     interface Before {
+        Undo run() throws IOException;
+    }
+
+    /** Puts back what a {@link Before} changed. */
+    @FunctionalInterface
+    interface Undo {
         void run() throws IOException;
     }
 
@@ -126,9 +135,7 @@ final class ConfigFile {
         if (readOnly != null) {
             return new ReadOnly(readOnly);
         }
-        if (before != null) {
-            before.run();
-        }
+        Undo undo = before == null ? () -> { } : before.run();
         // The bytes replaced are kept aside first (a crash leaves them there) and become backup 1 only once the
         // new file is in place and running: a write that fails must not push the oldest backup out.
         Path pending = keepPending(current);
@@ -137,12 +144,14 @@ final class ConfigFile {
             AtomicFiles.write(target, next, secret);
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(pending);
+            undo.run();
             throw e;
         }
         ReloadResult result = reloader.get().reload("admin API");
         if (!result.ok()) {
             AtomicFiles.write(target, current.bytes(), secret);
             Files.deleteIfExists(pending);
+            undo.run();
             return new Invalid(result.errors());
         }
         rotate(pending, current.path().getFileName().toString());

@@ -252,6 +252,26 @@ class AdminHardeningTest {
     }
 
     @Test
+    void aRestoreWhoseReloadFailsPutsTheDataFilesBack() throws Exception {
+        try (Usher usher = start("\"127.0.0.1:0\""); ServerSocket taken = new ServerSocket(0, 50,
+                java.net.InetAddress.getByName("127.0.0.1"))) {
+            Path data = folder.resolve("data");
+            Files.writeString(data.resolve("kept.txt"), "old");
+            byte[] unbindable = Files.readString(file).replace("http: \"127.0.0.1:0\"", "http: \"127.0.0.1:"
+                    + taken.getLocalPort() + "\"").getBytes(StandardCharsets.UTF_8);
+            byte[] before = Files.readAllBytes(file);
+            String answer = restore(usher, TarGz.bytes(List.of(
+                    new TarGz.Entry("usher.yaml", 0600, 0, false, unbindable),
+                    new TarGz.Entry("data/kept.txt", 0644, 0, false, "new".getBytes(StandardCharsets.UTF_8)),
+                    new TarGz.Entry("data/fresh.txt", 0644, 0, false, "new".getBytes(StandardCharsets.UTF_8)))));
+            assertThat(answer).startsWith("HTTP/1.1 422");
+            assertThat(Files.readAllBytes(file)).isEqualTo(before);
+            assertThat(Files.readString(data.resolve("kept.txt"))).isEqualTo("old");
+            assertThat(data.resolve("fresh.txt")).doesNotExist();
+        }
+    }
+
+    @Test
     void aReadOnlyConfigFileIsRefusedAndKeptAsItIs() throws Exception {
         try (Usher usher = start("\"127.0.0.1:0\"")) {
             Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--r--r--"));
