@@ -159,9 +159,10 @@ final class AdminApi {
     private Answer session(ApiRequest r) {
         boolean required = secret.required();
         String csrf = required ? (r.session() == null ? null : r.session().csrf) : sessions.openCsrf();
-        Path file = config.path();
-        return Answer.json(OK, "{\"login_required\":" + required + ",\"logged_in\":" + (!required
-                || r.session() != null) + ",\"csrf\":" + (csrf == null ? "null" : Json.string(csrf))
+        boolean loggedIn = !required || r.session() != null;
+        Path file = loggedIn ? config.path() : null; // where the file lives is no stranger's business
+        return Answer.json(OK, "{\"login_required\":" + required + ",\"logged_in\":" + loggedIn
+                + ",\"csrf\":" + (csrf == null ? "null" : Json.string(csrf))
                 + ",\"config_file\":" + (file == null ? "null" : Json.string(file.toAbsolutePath().toString())) + "}");
     }
 
@@ -169,7 +170,7 @@ final class AdminApi {
         if (!secret.required()) {
             return Answer.error(CONFLICT, "no password is configured: this admin endpoint is open on loopback only");
         }
-        if (!sessions.mayTry(r.client())) {
+        if (!sessions.tryAttempt(r.client())) {
             return Answer.error(HttpResponseStatus.TOO_MANY_REQUESTS, "too many wrong passwords from your address; "
                     + "wait a few minutes");
         }
@@ -182,7 +183,6 @@ final class AdminApi {
             return Answer.error(BAD_REQUEST, e.getMessage());
         }
         if (!(password instanceof String text) || !secret.verify(text)) {
-            sessions.failed(r.client());
             return Answer.error(UNAUTHORIZED, "wrong password");
         }
         sessions.succeeded(r.client());
@@ -293,6 +293,7 @@ final class AdminApi {
             case ConfigFile.Invalid i -> Answer.json(UNPROCESSABLE_ENTITY, "{\"error\":\"not saved: the config "
                     + "would be invalid; the file is unchanged\",\"errors\":" + FieldErrors.json(i.errors(), form,
                     keyColumn) + "}");
+            case ConfigFile.ReadOnly ro -> Answer.error(CONFLICT, "not saved: " + ro.why());
             case ConfigFile.Refused f -> Answer.error(switch (f.why().kind()) {
                 case NOT_FOUND -> NOT_FOUND;
                 case EXISTS -> CONFLICT;
@@ -363,14 +364,22 @@ final class AdminApi {
             return Answer.json(UNPROCESSABLE_ENTITY, "{\"error\":" + Json.string("not restored: " + e.getMessage())
                     + ",\"errors\":[]}");
         }
-        Path file = config.path();
-        ConfigFile.Outcome outcome = config.write(ifMatch, current -> contents.config(), () -> {
-            try {
-                Backups.restoreData(contents.data(), ConfigLoader.parse(contents.config(), file).dataDir());
-            } catch (ConfigException e) {
-                throw new IOException(e.getMessage(), e); // validated just before; cannot happen
+        // The archive's config names where its data goes; were that followed, an archive could write any file
+        // Usher may write (data: /etc/cron.d). Data is written only into the running data directory.
+        Path running = dataDir().toAbsolutePath().normalize();
+        try {
+            Path wanted = ConfigLoader.parse(contents.config(), config.path()).dataDir().toAbsolutePath().normalize();
+            if (!wanted.equals(running)) {
+                return Answer.json(UNPROCESSABLE_ENTITY, "{\"error\":" + Json.string("not restored: the backup's "
+                        + "config keeps its data in " + wanted + ", this Usher in " + running + "; a restore writes "
+                        + "only into the running data directory (change data: by hand first, and reload)")
+                        + ",\"errors\":[]}");
             }
-        });
+        } catch (ConfigException e) {
+            // an invalid config: the write below refuses it with its errors
+        }
+        ConfigFile.Outcome outcome = config.write(ifMatch, current -> contents.config(),
+                () -> Backups.restoreData(contents.data(), running));
         CertManager manager = certificates.get();
         if (outcome instanceof ConfigFile.Written && manager != null) {
             manager.adoptStored(); // sites that were running already keep their names: serve the restored copies

@@ -102,6 +102,14 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             send(ctx, HttpResponseStatus.UNAUTHORIZED, Json.error("login required"), keepAlive);
             return;
         }
+        // A guess in the Authorization header counts against the same per-client throttle as the login form (a
+        // token that already matched does not: a tool polling with it is no guess).
+        String client = client(ctx, request);
+        if (authorization != null && !secret.remembered(authorization) && !sessions.tryAttempt(client)) {
+            send(ctx, HttpResponseStatus.TOO_MANY_REQUESTS, Json.error("too many wrong passwords from your address; "
+                    + "wait a few minutes"), false);
+            return;
+        }
         request.retain();
         ctx.channel().config().setAutoRead(false);
         secret.check(authorization).whenComplete((ok, failure) ->
@@ -110,6 +118,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                         ctx.channel().config().setAutoRead(true);
                         // Closed after this answer: a request pipelined behind it must not be answered first.
                         if (Boolean.TRUE.equals(ok)) {
+                            sessions.succeeded(client);
                             dispatch(ctx, request, path, false, null, true);
                         } else {
                             FullHttpResponse refused = response(HttpResponseStatus.UNAUTHORIZED,
@@ -157,10 +166,14 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                     }
                     FullHttpResponse response = response(done.status(), done.contentType(), done.body(), false);
                     done.headers().forEach((k, v) -> response.headers().set(k, v));
-                    response.headers().set("X-Content-Type-Options", "nosniff");
                     write(ctx, response, false); // closed: a request pipelined behind it must not overtake it
                 });
             });
+        } else if (session != null && !request.method().equals(HttpMethod.GET)
+                && !Sessions.same(request.headers().get(AdminApi.CSRF_HEADER), session.csrf)) {
+            // the tools' routes are meant for the secret; a browser's cookie alone must not reload or renew
+            send(ctx, HttpResponseStatus.FORBIDDEN, Json.error("missing or wrong " + AdminApi.CSRF_HEADER
+                    + " header"), keepAlive);
         } else {
             route(ctx, request, keepAlive);
         }
@@ -182,8 +195,8 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         head.headers()
                 .set(HttpHeaderNames.CONTENT_TYPE, answer.contentType())
                 .set(HttpHeaderNames.CONTENT_LENGTH, length)
-                .set(HttpHeaderNames.CACHE_CONTROL, "no-store")
-                .set("X-Content-Type-Options", "nosniff");
+                .set(HttpHeaderNames.CACHE_CONTROL, "no-store");
+        guard(head.headers());
         answer.headers().forEach((k, v) -> head.headers().set(k, v));
         HttpUtil.setKeepAlive(head, false);
         ctx.write(head);
@@ -227,8 +240,16 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         return fromLoopback(ctx) && "https".equalsIgnoreCase(request.headers().get("X-Forwarded-Proto"));
     }
 
-    /** The client's address: the peer, or for the admin site (forwarded over loopback) the last X-Forwarded-For. */
+    /**
+     * The client's address: the peer, or for the admin site (forwarded over loopback) the client Usher's proxy
+     * determined: X-Real-IP, which it always sets (behind a trusted proxy the last X-Forwarded-For hop is that proxy,
+     * shared by every client), else the last X-Forwarded-For.
+     */
     private static String client(ChannelHandlerContext ctx, FullHttpRequest request) {
+        String realIp = request.headers().get("X-Real-IP");
+        if (realIp != null && !realIp.isBlank() && fromLoopback(ctx)) {
+            return realIp.strip();
+        }
         String forwarded = request.headers().get("X-Forwarded-For");
         if (forwarded != null && fromLoopback(ctx)) {
             return forwarded.substring(forwarded.lastIndexOf(',') + 1).strip();
@@ -347,8 +368,19 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 .set(HttpHeaderNames.CONTENT_TYPE, contentType)
                 .set(HttpHeaderNames.CONTENT_LENGTH, body.length)
                 .set(HttpHeaderNames.CACHE_CONTROL, "no-store");
+        guard(response.headers());
         HttpUtil.setKeepAlive(response, keepAlive);
         return response;
+    }
+
+    /**
+     * Headers on every answer: not to be framed (clickjacking) nor read as anything but its content type; an API
+     * answer is data, never a page (the UI's files replace the policy with their own).
+     */
+    private static void guard(io.netty.handler.codec.http.HttpHeaders headers) {
+        headers.set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+                .set("X-Frame-Options", "DENY")
+                .set("X-Content-Type-Options", "nosniff");
     }
 
     private static void write(ChannelHandlerContext ctx, FullHttpResponse response, boolean keepAlive) {

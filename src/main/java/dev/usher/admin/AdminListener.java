@@ -60,7 +60,7 @@ public final class AdminListener implements AutoCloseable {
                               Supplier<String> secretHash, Supplier<List<RouteTable>> tables, String uiRoot)
             throws ListenException {
         AdminSecret secret = new AdminSecret(secretHash, task -> Thread.ofVirtual().name("admin-secret").start(task));
-        Sessions sessions = new Sessions();
+        Sessions sessions = new Sessions(secretHash);
         RecentRequests recent = new RecentRequests(metrics);
         ConfigFile file = new ConfigFile(reloader, () -> tables.get().get(0).config().dataDir());
         AdminApi api = new AdminApi(sessions, secret, file, certificates, reloader, tables, recent);
@@ -69,10 +69,14 @@ public final class AdminListener implements AutoCloseable {
             @Override
             protected void initChannel(Channel ch) {
                 ch.config().setAutoRead(true);
+                AdminRequestDeadline deadline = new AdminRequestDeadline(AdminRequestDeadline.BASE);
                 ch.pipeline()
                         .addLast(new ReadTimeoutHandler(60))
+                        .addLast(deadline)
                         .addLast(new HttpServerCodec())
+                        .addLast(deadline.head())
                         .addLast(new AdminBodyLimit(secret, sessions))
+                        .addLast(deadline.completion())
                         .addLast(new AdminHandler(certificates, reloader, metrics, secret, sessions, api, ui));
             }
         });

@@ -74,6 +74,14 @@ final class AdminSecret {
         }, executor);
     }
 
+    /** True when {@code authorization} carries a token that already matched the current secret (no bcrypt). */
+    boolean remembered(String authorization) {
+        String expected = hash.get();
+        String token = token(authorization);
+        return expected != null && token != null && !token.isEmpty() && token.length() <= 256
+                && expected.equals(verified.get(sha256(token)));
+    }
+
     /**
      * Blocks (call it off the event loop) until the bcrypt check of a login password is done; one check at a time.
      * False when no password is configured.

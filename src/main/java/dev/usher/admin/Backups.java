@@ -19,7 +19,7 @@ import java.util.Set;
 /**
  * The backup archive: {@code usher.yaml} (the config file as it is) and {@code data/...} (the data directory with
  * file modes; lock files, temporary files and the config's own numbered backups left out). Restoring writes each
- * data file atomically, with mode 0600 when the archive says others could not read it (keys).
+ * data file atomically, with mode 0600 when the archive says others could not read it, and always for keys.
  */
 final class Backups {
     static final String CONFIG = "usher.yaml";
@@ -104,7 +104,12 @@ final class Backups {
         List<TarGz.Entry> entries = TarGz.read(new ByteArrayInputStream(archive), LIMIT);
         byte[] config = null;
         List<TarGz.Entry> data = new ArrayList<>();
+        Set<String> seen = new java.util.HashSet<>();
         for (TarGz.Entry e : entries) {
+            // one name twice: which copy wins would be a guess (a file and a folder of one name cannot both be)
+            if (!seen.add(e.name())) {
+                throw new TarGz.BadArchive("\"" + e.name() + "\" is in the archive twice");
+            }
             if (e.name().equals(CONFIG) && !e.directory()) {
                 config = e.content();
             } else if (e.name().startsWith(DATA) && e.name().length() > DATA.length()) {
@@ -121,20 +126,45 @@ final class Backups {
         return new Contents(config, data);
     }
 
-    /** Writes the data files into {@code dataDir} (each atomically); existing files not in the archive stay. */
-    static void restoreData(List<TarGz.Entry> data, Path dataDir) throws IOException {
+    /**
+     * Writes the data files into {@code dataDir} (each atomically); existing files not in the archive stay. Gives
+     * what puts the replaced files back and removes the new ones (a restore whose reload fails changes nothing);
+     * a failure half-way has already done so.
+     */
+    static ConfigFile.Undo restoreData(List<TarGz.Entry> data, Path dataDir) throws IOException {
         Path root = dataDir.toAbsolutePath().normalize();
-        for (TarGz.Entry e : data) {
-            Path target = root.resolve(e.name()).normalize();
-            if (!target.startsWith(root) || target.equals(root)) {
-                throw new TarGz.BadArchive("refused entry \"" + e.name() + "\"");
+        List<ConfigFile.Undo> undos = new ArrayList<>();
+        ConfigFile.Undo undo = () -> {
+            for (int i = undos.size() - 1; i >= 0; i--) {
+                undos.get(i).run();
             }
-            if (e.directory()) {
-                AtomicFiles.createDirectories(target);
-            } else {
-                AtomicFiles.write(target, e.content(), (e.mode() & 077) == 0);
+        };
+        try {
+            for (TarGz.Entry e : data) {
+                Path target = root.resolve(e.name()).normalize();
+                if (!target.startsWith(root) || target.equals(root)) {
+                    throw new TarGz.BadArchive("refused entry \"" + e.name() + "\"");
+                }
+                if (e.directory()) {
+                    AtomicFiles.createDirectories(target);
+                    continue;
+                }
+                if (Files.isRegularFile(target, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    byte[] old = Files.readAllBytes(target);
+                    boolean oldSecret = (mode(target) & 077) == 0;
+                    undos.add(() -> AtomicFiles.write(target, old, oldSecret));
+                } else {
+                    undos.add(() -> Files.deleteIfExists(target));
+                }
+                // a key stays private whatever mode a (hand-made) archive claims for it
+                boolean secret = (e.mode() & 077) == 0 || e.name().endsWith(".key");
+                AtomicFiles.write(target, e.content(), secret);
             }
+        } catch (IOException | RuntimeException e) {
+            undo.run();
+            throw e;
         }
+        return undo;
     }
 
     private static int mode(Path p) {

@@ -40,9 +40,18 @@ final class ConfigFile {
         byte[] apply(byte[] current) throws ConfigEditor.EditException;
     }
 
-    /** Work done after validation and before the config is written (a restore's data files). */
+    /**
+     * Work done after validation and before the config is written (a restore's data files); gives what undoes it
+     * when the write or its reload then fails.
+     */
     @FunctionalInterface
     interface Before {
+        Undo run() throws IOException;
+    }
+
+    /** Puts back what a {@link Before} changed. */
+    @FunctionalInterface
+    interface Undo {
         void run() throws IOException;
     }
 
@@ -54,7 +63,7 @@ final class ConfigFile {
     }
 
     /** How a write ended. */
-    sealed interface Outcome permits Written, Stale, Invalid, Refused {
+    sealed interface Outcome permits Written, Stale, Invalid, Refused, ReadOnly {
     }
 
     /** Written and reloaded. */
@@ -71,6 +80,10 @@ final class ConfigFile {
 
     /** The edit itself was refused (no such site, name taken, file not editable). */
     record Refused(ConfigEditor.EditException why) implements Outcome {
+    }
+
+    /** The file or its folder may not be written (read-only mode, a read-only mount); nothing was changed. */
+    record ReadOnly(String why) implements Outcome {
     }
 
     private final Supplier<Reloader> reloader;
@@ -116,27 +129,65 @@ final class ConfigFile {
         } catch (ConfigException e) {
             return new Invalid(e.errors());
         }
-        if (before != null) {
-            before.run();
-        }
-        keepBackup(current);
         // a symlinked config (kept in a git checkout elsewhere, say) stays a symlink: its target is replaced
         Path target = current.path().toRealPath();
+        String readOnly = readOnly(target);
+        if (readOnly != null) {
+            return new ReadOnly(readOnly);
+        }
+        Undo undo = before == null ? () -> { } : before.run();
+        // The bytes replaced are kept aside first (a crash leaves them there) and become backup 1 only once the
+        // new file is in place and running: a write that fails must not push the oldest backup out.
+        Path pending = keepPending(current);
         boolean secret = isPrivate(target);
-        AtomicFiles.write(target, next, secret);
+        try {
+            AtomicFiles.write(target, next, secret);
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(pending);
+            undo.run();
+            throw e;
+        }
         ReloadResult result = reloader.get().reload("admin API");
         if (!result.ok()) {
             AtomicFiles.write(target, current.bytes(), secret);
+            Files.deleteIfExists(pending);
+            undo.run();
             return new Invalid(result.errors());
         }
+        rotate(pending, current.path().getFileName().toString());
         return new Written(version(next), result);
     }
 
-    /** Backup 1 is the newest; each write moves the others up by one and drops the one past {@link #KEPT}. */
-    private void keepBackup(Snapshot current) throws IOException {
+    /** Why {@code file} must not be rewritten (its mode says read-only, or it or its folder is not writable). */
+    private static String readOnly(Path file) {
+        try {
+            if (!Files.getPosixFilePermissions(file).contains(PosixFilePermission.OWNER_WRITE)) {
+                return "the config file " + file + " is read-only (mode " + java.nio.file.attribute
+                        .PosixFilePermissions.toString(Files.getPosixFilePermissions(file)) + "); make it "
+                        + "writable to edit it here";
+            }
+        } catch (IOException | UnsupportedOperationException e) {
+            // no POSIX modes: the checks below decide
+        }
+        if (!Files.isWritable(file) || !Files.isWritable(file.getParent())) {
+            return "the config file " + file + " or its folder is read-only (a read-only mount, such as a "
+                    + "Kubernetes ConfigMap?); edit it where it comes from";
+        }
+        return null;
+    }
+
+    /** The bytes about to be replaced, kept beside the numbered backups until the write succeeds. */
+    private Path keepPending(Snapshot current) throws IOException {
         Path dir = backups();
         AtomicFiles.createDirectories(dir);
-        String name = current.path().getFileName().toString();
+        Path pending = dir.resolve(current.path().getFileName() + ".pending");
+        AtomicFiles.write(pending, current.bytes(), true);
+        return pending;
+    }
+
+    /** Backup 1 is the newest; each write moves the others up by one and drops the one past {@link #KEPT}. */
+    private static void rotate(Path pending, String name) throws IOException {
+        Path dir = pending.getParent();
         Files.deleteIfExists(dir.resolve(name + "." + KEPT));
         for (int n = KEPT - 1; n >= 1; n--) {
             Path from = dir.resolve(name + "." + n);
@@ -144,7 +195,7 @@ final class ConfigFile {
                 Files.move(from, dir.resolve(name + "." + (n + 1)), StandardCopyOption.REPLACE_EXISTING);
             }
         }
-        AtomicFiles.write(dir.resolve(name + ".1"), current.bytes(), true);
+        Files.move(pending, dir.resolve(name + ".1"), StandardCopyOption.ATOMIC_MOVE);
     }
 
     /** True when others cannot read the file now: the rewritten file is 0600 then (never wider than before). */

@@ -6,11 +6,13 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * Logged-in admin sessions, kept in memory only (a restart logs everyone out). A session id and its CSRF token are
- * 256 random bits each; a session ends after 12 hours without a request, or at logout. Also: the CSRF token of an
+ * 256 random bits each; a session ends after 12 hours without a request, at logout, or when the password changes. Also: the CSRF token of an
  * endpoint without a password (loopback only), and the per-address throttle of password attempts.
  *
  * <p>Thread-safe.
@@ -28,11 +30,14 @@ final class Sessions {
     static final class Session {
         final String id;
         final String csrf;
+        /** The password hash this session logged in with: a changed password ends it. */
+        final String credential;
         volatile long lastSeen;
 
-        Session(String id, String csrf, long now) {
+        Session(String id, String csrf, String credential, long now) {
             this.id = id;
             this.csrf = csrf;
+            this.credential = credential;
             this.lastSeen = now;
         }
     }
@@ -40,11 +45,17 @@ final class Sessions {
     private record Failures(int count, long since) {
     }
 
+    private final Supplier<String> passwordHash;
     private final SecureRandom random = new SecureRandom();
     private final Map<String, Session> sessions = new ConcurrentHashMap<>();
     private final Map<String, Failures> failures = new ConcurrentHashMap<>();
     /** The CSRF token when no password is configured: one per process. */
     private final String openCsrf = token();
+
+    /** {@code passwordHash}: the configured hash, or null (read per request: a reload may change it). */
+    Sessions(Supplier<String> passwordHash) {
+        this.passwordHash = passwordHash;
+    }
 
     String openCsrf() {
         return openCsrf;
@@ -59,7 +70,7 @@ final class Sessions {
                 sessions.clear(); // a flood of logins; everyone logs in again
             }
         }
-        Session s = new Session(token(), token(), now);
+        Session s = new Session(token(), token(), passwordHash.get(), now);
         sessions.put(s.id, s);
         return s;
     }
@@ -72,7 +83,7 @@ final class Sessions {
         }
         Session s = sessions.get(id);
         long now = System.nanoTime();
-        if (s == null || expired(s, now)) {
+        if (s == null || expired(s, now) || !Objects.equals(s.credential, passwordHash.get())) {
             if (s != null) {
                 sessions.remove(id);
             }
@@ -88,19 +99,29 @@ final class Sessions {
         }
     }
 
-    /** True when {@code client} may try a password now. */
-    boolean mayTry(String client) {
-        Failures f = failures.get(client);
-        return f == null || f.count() < FAILURES_ALLOWED || System.nanoTime() - f.since() > THROTTLE_WINDOW.toNanos();
-    }
-
-    void failed(String client) {
+    /**
+     * Counts a password attempt by {@code client} as failed before it is checked, and says whether it may be checked
+     * at all: counted first, in one atomic step, so that many attempts sent at once cannot all pass before the
+     * first failure is recorded. {@link #succeeded} forgets the count when the password was right.
+     */
+    boolean tryAttempt(String client) {
         if (failures.size() > MAX_TRACKED) {
             failures.clear();
         }
         long now = System.nanoTime();
-        failures.compute(client, (k, f) -> f == null || now - f.since() > THROTTLE_WINDOW.toNanos()
-                ? new Failures(1, now) : new Failures(f.count() + 1, f.since()));
+        boolean[] allowed = {false};
+        failures.compute(client, (k, f) -> {
+            if (f == null || now - f.since() > THROTTLE_WINDOW.toNanos()) {
+                allowed[0] = true;
+                return new Failures(1, now);
+            }
+            if (f.count() >= FAILURES_ALLOWED) {
+                return f;
+            }
+            allowed[0] = true;
+            return new Failures(f.count() + 1, f.since());
+        });
+        return allowed[0];
     }
 
     void succeeded(String client) {

@@ -90,6 +90,10 @@ final class TarGz {
                 int mode = (int) octal(header, 100, 8) & 07777;
                 long mtime = octal(header, 136, 12);
                 checkName(name);
+                // a negative size would lower the total below and let later entries past the limit
+                if (size < 0 || type == '5' && size != 0) {
+                    throw new BadArchive("a damaged archive (size " + size + " for \"" + name + "\")");
+                }
                 total += size + BLOCK;
                 if (total > limit || entries.size() > 100_000) {
                     throw new BadArchive("the archive is larger than " + (limit >> 20) + " MiB unpacked");

@@ -17,6 +17,47 @@ class TarGzTest {
         return new TarGz.Entry(name, 0600, 1_700_000_000L, false, content.getBytes(StandardCharsets.UTF_8));
     }
 
+    /**
+     * A negative size in a folder's header lowered the running total, so that files of a gigabyte then passed the
+     * unpacked-size limit (a gzip bomb held in memory); a negative size in a file's header broke the reader.
+     */
+    @Test
+    void refusesNegativeSizesThatWouldDodgeTheUnpackedLimit() throws Exception {
+        for (boolean directory : new boolean[] {true, false}) {
+            TarGz.Entry entry = directory ? new TarGz.Entry("data/ca", 0700, 1L, true, new byte[0])
+                    : file("data/x", "");
+            byte[] archive = withSize(TarGz.bytes(List.of(file("usher.yaml", "a"), entry)), 1, "-7777777777");
+            assertThatThrownBy(() -> TarGz.read(new ByteArrayInputStream(archive), 1 << 20))
+                    .isInstanceOf(TarGz.BadArchive.class).hasMessageContaining("size");
+        }
+    }
+
+    /** The archive with the size field of its {@code index}th header replaced (and the checksum made right). */
+    private static byte[] withSize(byte[] gzipped, int index, String octal) throws Exception {
+        byte[] tar = new java.util.zip.GZIPInputStream(new ByteArrayInputStream(gzipped)).readAllBytes();
+        int at = 0;
+        for (int i = 0; i < index; i++) {
+            long size = Long.parseLong(new String(tar, at + 124, 11, StandardCharsets.US_ASCII).strip(), 8);
+            at += 512 + (int) ((size + 511) / 512 * 512);
+        }
+        byte[] field = new byte[12];
+        byte[] digits = octal.getBytes(StandardCharsets.US_ASCII);
+        System.arraycopy(digits, 0, field, 0, digits.length);
+        System.arraycopy(field, 0, tar, at + 124, 12);
+        java.util.Arrays.fill(tar, at + 148, at + 156, (byte) ' ');
+        int sum = 0;
+        for (int i = at; i < at + 512; i++) {
+            sum += tar[i] & 0xff;
+        }
+        byte[] check = (String.format("%06o", sum) + "\0 ").getBytes(StandardCharsets.US_ASCII);
+        System.arraycopy(check, 0, tar, at + 148, 8);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (GZIPOutputStream gzip = new GZIPOutputStream(out)) {
+            gzip.write(tar);
+        }
+        return out.toByteArray();
+    }
+
     @Test
     void readsBackWhatItWrote() throws Exception {
         String longName = "data/certificates/acme-v02.api.letsencrypt.org-directory/a-rather-long-site-name"

@@ -97,7 +97,8 @@ function showLogin(message) {
     try {
       const res = await api.login(input.value);
       api.csrf = res.csrf;
-      app.session = { ...app.session, logged_in: true, csrf: res.csrf };
+      // the session answer names the config file only once logged in
+      app.session = { ...(await api.session()), logged_in: true, csrf: res.csrf };
       enter();
     } catch (err) {
       error.textContent = err.status === 401 ? 'Wrong password.' : err.message;
