@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * Assembles HTTP/3: the QUIC server codec for the UDP socket (certificates by SNI through {@link QuicContexts},
  * Usher's limits as QUIC transport parameters), and per QUIC connection the HTTP/3 connection handler whose request
- * streams run {@code Http3FrameToHttpObjectCodec} → {@link Http2ResponseHeads} → {@link ResponseCompressor} →
+ * streams run {@link Http3FieldCheck} → {@code Http3FrameToHttpObjectCodec} → {@link Http2ResponseHeads} → {@link ResponseCompressor} →
  * {@link Http2StreamProxyHandler} (as {@link StreamProtocol#HTTP3}): the same route table, rules and backend pools as
  * HTTP/1.1 and HTTP/2.
  *
@@ -104,6 +104,7 @@ public final class Http3Pipeline {
             protected void initChannel(QuicStreamChannel stream) {
                 graceful.streamOpened(stream);
                 stream.pipeline()
+                        .addLast("h3-fields", Http3FieldCheck.INSTANCE)
                         .addLast("h3-http", new Http3FrameToHttpObjectCodec(true))
                         .addLast("h3-heads", Http2ResponseHeads.INSTANCE);
                 if (facts != null) {

@@ -155,6 +155,10 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
         // Netty's conversion adds x-http2-stream-id (x-http3-stream-id) and friends; they describe this hop and must
         // not reach backends (nor may a client smuggle them in).
         protocol.removeConversionHeaders(headers);
+        if (ctx.channel().hasAttr(StreamProtocol.MALFORMED)) {
+            dispatch.respond(HttpResponseStatus.BAD_REQUEST, true);
+            return;
+        }
         if (request.method().equals(HttpMethod.CONNECT)) {
             dispatch.respond(HttpResponseStatus.METHOD_NOT_ALLOWED, true);
             return;

@@ -12,6 +12,7 @@ import io.netty.handler.codec.http2.HttpConversionUtil;
 import io.netty.handler.codec.http3.Http3ErrorCode;
 import io.netty.handler.codec.quic.QuicChannel;
 import io.netty.handler.codec.quic.QuicStreamChannel;
+import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.Future;
 
 import java.net.SocketAddress;
@@ -81,6 +82,12 @@ public enum StreamProtocol {
             }
         }
     };
+
+    /**
+     * Set on a request stream whose request is malformed in a way the HTTP-object conversion hides (for HTTP/3: a
+     * connection-specific field, RFC 9114 §4.2): the value names the reason; the request is answered 400.
+     */
+    public static final AttributeKey<String> MALFORMED = AttributeKey.valueOf("usher.malformedRequest");
 
     /**
      * True when a request head may come without saying whether a body follows, so that the handler waits for the

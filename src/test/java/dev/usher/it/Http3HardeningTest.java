@@ -1,0 +1,160 @@
+package dev.usher.it;
+
+import dev.usher.Usher;
+import dev.usher.cert.Retry;
+import dev.usher.config.ConfigLoader;
+import dev.usher.whoami.Whoami;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.netty.handler.codec.quic.QuicStreamResetException;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * HTTP/3 under the shapes a careless or hostile client sends, through a real Usher to a real backend with Netty's
+ * HTTP/3 client: many short requests of every body shape, connection-specific headers, a stream open/cancel flood.
+ */
+class Http3HardeningTest {
+    @TempDir
+    static Path dir;
+    static Whoami backend;
+    static Usher usher;
+
+    @BeforeAll
+    static void start() throws Exception {
+        backend = Whoami.start("127.0.0.1", 0, "h3hard");
+        String yaml = """
+                listen: {http: "127.0.0.1:0", https: "127.0.0.1:0"}
+                admin: "127.0.0.1:0"
+                data: %s
+                sites:
+                  app.localhost: 127.0.0.1:%d
+                """.formatted(dir.resolve("data"), backend.port());
+        usher = Usher.start(ConfigLoader.parse(yaml, "h3hard.yaml"), 2, Retry.DEFAULT, Duration.ofMillis(500));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        usher.close();
+        backend.close();
+    }
+
+    static int port() {
+        return usher.httpsAddress().getPort();
+    }
+
+    /**
+     * GET, HEAD, and POST with an empty, a one-byte and a small body, many at once over many connections: every one
+     * is answered, whichever packets the request's end (QUIC FIN) travels in.
+     */
+    @Test
+    void manyShortRequestsOfEveryShapeAllComplete() throws Exception {
+        int connections = 16;
+        int perConnection = 250;
+        int lanes = 8;
+        List<H3Client> clients = new ArrayList<>();
+        AtomicInteger ok = new AtomicInteger();
+        List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        try {
+            List<CompletableFuture<Void>> all = new ArrayList<>();
+            for (int c = 0; c < connections; c++) {
+                H3Client client = H3Client.connect(port(), "app.localhost");
+                clients.add(client);
+                AtomicInteger sent = new AtomicInteger();
+                for (int l = 0; l < lanes; l++) {
+                    CompletableFuture<Void> lane = new CompletableFuture<>();
+                    all.add(lane);
+                    nextShape(client, sent, perConnection, ok, failures, lane);
+                }
+            }
+            CompletableFuture.allOf(all.toArray(new CompletableFuture[0])).get(180, TimeUnit.SECONDS);
+        } finally {
+            clients.forEach(H3Client::close);
+        }
+        assertThat(failures).isEmpty();
+        assertThat(ok.get()).isEqualTo(connections * perConnection);
+    }
+
+    private static void nextShape(H3Client client, AtomicInteger sent, int max, AtomicInteger ok,
+                                  List<String> failures, CompletableFuture<Void> lane) {
+        int n = sent.getAndIncrement();
+        if (n >= max) {
+            lane.complete(null);
+            return;
+        }
+        String method;
+        byte[] body;
+        switch (n % 5) {
+            case 0 -> { method = "GET"; body = null; }
+            case 1 -> { method = "HEAD"; body = null; }
+            case 2 -> { method = "POST"; body = new byte[0]; }
+            case 3 -> { method = "POST"; body = new byte[] {'x'}; }
+            default -> { method = "POST"; body = "a small body".getBytes(StandardCharsets.US_ASCII); }
+        }
+        String path = "/shape-" + n;
+        client.send(method, path, body).orTimeout(30, TimeUnit.SECONDS).whenComplete((r, e) -> {
+            if (e == null && r.status() == 200
+                    && (method.equals("HEAD") ? r.bodyLength() == 0 : r.bodyStart().contains(method + " " + path))) {
+                ok.incrementAndGet();
+            } else {
+                failures.add(method + " " + path + " (" + (body == null ? "no" : body.length) + " body bytes): "
+                        + (e != null ? e : r.status() + " " + r.bodyStart()));
+            }
+            nextShape(client, sent, max, ok, failures, lane);
+        });
+    }
+
+    /**
+     * RFC 9114 §4.2: a request with a connection-specific field (Connection, Keep-Alive, Proxy-Connection,
+     * Transfer-Encoding, Upgrade, or TE other than "trailers") is malformed. Refused with 400 and never forwarded:
+     * Transfer-Encoding next to Content-Length would reach an HTTP/1.1 backend as both, a request-smuggling shape.
+     */
+    @Test
+    void connectionSpecificHeadersAreRefusedAndNotForwarded() throws Exception {
+        long seen = backend.requestsSeen();
+        String[][] malformed = {
+                {"transfer-encoding", "chunked"},
+                {"keep-alive", "timeout=5"},
+                {"proxy-connection", "keep-alive"},
+                {"upgrade", "websocket"},
+                {"te", "trailers", "te", "gzip"}, // "trailers" is allowed alone, not next to another value
+                {"connection", "keep-alive"},
+                {"te", "gzip"},
+        };
+        try (H3Client client = H3Client.connect(port(), "app.localhost")) {
+            for (String[] header : malformed) {
+                CompletableFuture<H3Client.Response> answer = client.send("POST", "/smuggle",
+                        "abc".getBytes(StandardCharsets.US_ASCII), "app.localhost:" + port(), header);
+                // Either answer to a malformed request is right (RFC 9114 §4.1.2): Netty's codec itself resets the
+                // stream (H3_MESSAGE_ERROR) for Connection and a first TE that is not "trailers"; Usher answers 400.
+                int status;
+                try {
+                    status = answer.get(20, TimeUnit.SECONDS).status();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    assertThat(e.getCause()).as(header[0]).isInstanceOf(QuicStreamResetException.class);
+                    status = 400;
+                }
+                assertThat(status).as(header[0]).isEqualTo(400);
+            }
+            assertThat(backend.requestsSeen()).isEqualTo(seen);
+            // TE: trailers is the one allowed value; it is not forwarded (hop-by-hop), the request is.
+            H3Client.Response trailers = client.send("POST", "/te-trailers",
+                    "abc".getBytes(StandardCharsets.US_ASCII), "app.localhost:" + port(), "te", "trailers")
+                    .get(20, TimeUnit.SECONDS);
+            assertThat(trailers.status()).isEqualTo(200);
+            assertThat(trailers.bodyStart()).contains("POST /te-trailers").doesNotContainIgnoringCase("\nte:");
+        }
+    }
+}
