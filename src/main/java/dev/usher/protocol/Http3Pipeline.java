@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Assembles HTTP/3: the QUIC server codec for the UDP socket (certificates by SNI through {@link QuicContexts},
  * Usher's limits as QUIC transport parameters), and per QUIC connection the HTTP/3 connection handler whose request
- * streams run {@link Http3FieldCheck} → {@code Http3FrameToHttpObjectCodec} → {@link Http2ResponseHeads} → {@link ResponseCompressor} →
+ * streams run {@link Http3StreamErrors} → {@link Http3FieldCheck} → {@code Http3FrameToHttpObjectCodec} → {@link Http3CancelLimit} →
+ * {@link Http2ResponseHeads} → {@link ResponseCompressor} →
  * {@link Http2StreamProxyHandler} (as {@link StreamProtocol#HTTP3}): the same route table, rules and backend pools as
  * HTTP/1.1 and HTTP/2.
  *
@@ -95,6 +96,7 @@ public final class Http3Pipeline {
         UsherConfig config = routes.get().config();
         ConnectionFacts facts = observer == null ? null : new ConnectionFacts(connection);
         Http3GracefulClose graceful = new Http3GracefulClose();
+        Http3CancelLimit cancels = new Http3CancelLimit(connection);
         // limits.header_size as SETTINGS_MAX_FIELD_SECTION_SIZE (RFC 9114 §7.2.4.1): Netty refuses a larger header
         // section before anything is passed on.
         Http3SettingsFrame settings = new DefaultHttp3SettingsFrame();
@@ -104,8 +106,10 @@ public final class Http3Pipeline {
             protected void initChannel(QuicStreamChannel stream) {
                 graceful.streamOpened(stream);
                 stream.pipeline()
+                        .addLast("h3-stream-errors", Http3StreamErrors.INSTANCE)
                         .addLast("h3-fields", Http3FieldCheck.INSTANCE)
                         .addLast("h3-http", new Http3FrameToHttpObjectCodec(true))
+                        .addLast("h3-cancels", cancels.streamHandler())
                         .addLast("h3-heads", Http2ResponseHeads.INSTANCE);
                 if (facts != null) {
                     stream.pipeline().addLast(RequestRecorder.NAME, RequestRecorder.http3Stream(observer, facts));

@@ -190,7 +190,9 @@ final class H3Client implements AutoCloseable {
                 QuicStreamChannel stream = (QuicStreamChannel) f.getNow();
                 DefaultHttp3HeadersFrame head = new DefaultHttp3HeadersFrame();
                 head.headers().method("GET").path(path).authority(authority).scheme("https");
-                stream.writeAndFlush(head).addListener(w -> stream.close().addListener(c -> result.complete(null)));
+                // H3_REQUEST_CANCELLED both ways, as a browser cancels a request
+                stream.writeAndFlush(head).addListener(w -> stream.shutdown(0x10c)
+                        .addListener(s -> stream.close().addListener(c -> result.complete(null))));
             });
         });
         return result;

@@ -157,4 +157,44 @@ class Http3HardeningTest {
             assertThat(trailers.bodyStart()).contains("POST /te-trailers").doesNotContainIgnoringCase("\nte:");
         }
     }
+
+    /**
+     * Rapid reset (CVE-2023-44487) over HTTP/3: a client opening request streams and cancelling them at once makes
+     * Usher start a backend exchange for each and abandon it (closing its backend connection). As for HTTP/2, past a
+     * few hundred cancelled streams the connection is closed (H3_EXCESSIVE_LOAD).
+     */
+    @Test
+    void aStreamOpenAndCancelFloodEndsTheConnection() throws Exception {
+        long backendConnections = backend.acceptedConnections();
+        try (H3Client client = H3Client.connect(port(), "app.localhost")) {
+            int sent = 0;
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (sent < 5_000 && client.quic.isActive() && System.nanoTime() < deadline) {
+                List<CompletableFuture<Void>> batch = new ArrayList<>();
+                for (int i = 0; i < 50; i++) {
+                    batch.add(client.getAndCancel("/flood-" + sent++));
+                }
+                for (CompletableFuture<Void> f : batch) {
+                    try {
+                        f.get(5, TimeUnit.SECONDS);
+                    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                        break; // the connection was closed under it
+                    }
+                }
+            }
+            long closeDeadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (client.quic.isActive() && System.nanoTime() < closeDeadline) {
+                Thread.sleep(50);
+            }
+            System.out.printf("HTTP/3 rapid reset: %d streams opened and cancelled, %d backend connections%n",
+                    sent, backend.acceptedConnections() - backendConnections);
+            assertThat(client.quic.isActive()).as("connection still open after %d cancelled streams", sent)
+                    .isFalse();
+            assertThat(sent).isLessThan(5_000);
+        }
+        // Other clients are served as before.
+        try (H3Client other = H3Client.connect(port(), "app.localhost")) {
+            assertThat(other.get("/after-flood").get(20, TimeUnit.SECONDS).status()).isEqualTo(200);
+        }
+    }
 }
