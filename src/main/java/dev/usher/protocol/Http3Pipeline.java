@@ -69,8 +69,8 @@ public final class Http3Pipeline {
     }
 
     /**
-     * Sets up each QUIC connection: the connection cap, the open-connection count, HTTP/3 with Usher's settings and
-     * the graceful close. Limits and timeouts come from the route table current when the connection arrives.
+     * Sets up each QUIC connection: the connection cap and the open-connection count once its handshake is complete
+     * ({@link QuicAdmission}), HTTP/3 with Usher's settings and the graceful close. Limits and timeouts come from the route table current when the connection arrives.
      *
      * @param observer told of each request as it ends, or null
      * @param open     counts open HTTP/3 connections for the metrics
@@ -81,11 +81,7 @@ public final class Http3Pipeline {
         return new ChannelInitializer<QuicChannel>() {
             @Override
             protected void initChannel(QuicChannel connection) {
-                if (!limiter.admit(connection)) {
-                    connection.close();
-                    return;
-                }
-                open.track(connection);
+                connection.pipeline().addLast("quic-admission", new QuicAdmission(limiter, open));
                 install(connection, routes, compression, observer);
             }
         };

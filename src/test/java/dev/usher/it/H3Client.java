@@ -327,7 +327,7 @@ final class H3Client implements AutoCloseable {
 
     @Override
     public void close() {
-        quic.close();
+        quic.close().awaitUninterruptibly(5, TimeUnit.SECONDS); // CONNECTION_CLOSE out before the socket goes
         udp.close();
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }

@@ -1,0 +1,35 @@
+package dev.usher.protocol;
+
+import dev.usher.observe.OpenConnections;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+
+/**
+ * Counts a QUIC connection against {@code limits.connections} (shared with the TCP listeners) and in the open
+ * connection metrics only once its handshake is complete ({@code channelActive}), or closes it when the cap is
+ * reached. Netty sets a QUIC connection up at its first Initial packet, before the client has shown it can answer
+ * from its address: counted then, Initial packets from a spoofed source (which never complete the handshake) held
+ * the slots of real TCP and QUIC clients until the handshake timed out.
+ *
+ * <p>The first handler of a QUIC connection; one instance per connection.
+ */
+final class QuicAdmission extends ChannelInboundHandlerAdapter {
+    private final ConnectionLimiter limiter;
+    private final OpenConnections open;
+
+    QuicAdmission(ConnectionLimiter limiter, OpenConnections open) {
+        this.limiter = limiter;
+        this.open = open;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        if (!limiter.admit(ctx.channel())) {
+            ctx.close();
+            return;
+        }
+        open.track(ctx.channel());
+        ctx.pipeline().remove(this);
+        ctx.fireChannelActive();
+    }
+}
