@@ -53,11 +53,14 @@ public final class Http3Pipeline {
     }
 
     /**
-     * The QUIC server codec for a UDP socket: handshakes with the certificates of {@code contexts}, then each
-     * connection is passed to {@code connectionHandler} (see {@link #connectionInitializer}).
+     * The QUIC server codec for a UDP socket: handshakes with the certificates of {@code contexts} (with Retry while
+     * many are under way: {@link QuicRetryTokens}), then each connection is passed to {@code connectionHandler} (see
+     * {@link #connectionInitializer}, given the same {@code handshakes}).
      */
-    public static ChannelHandler codec(QuicContexts contexts, UsherConfig config, ChannelHandler connectionHandler) {
+    public static ChannelHandler codec(QuicContexts contexts, UsherConfig config, QuicHandshakes handshakes,
+                                       ChannelHandler connectionHandler) {
         return Http3.newQuicServerCodecBuilder()
+                .tokenHandler(new QuicRetryTokens(handshakes::inFlight, QuicRetryTokens.DEFAULT_THRESHOLD))
                 .sslContext(contexts.sniContext())
                 .maxIdleTimeout(config.timeouts().idle().toMillis(), TimeUnit.MILLISECONDS)
                 .initialMaxData(CONNECTION_WINDOW)
@@ -72,16 +75,17 @@ public final class Http3Pipeline {
      * Sets up each QUIC connection: the connection cap and the open-connection count once its handshake is complete
      * ({@link QuicAdmission}), HTTP/3 with Usher's settings and the graceful close. Limits and timeouts come from the route table current when the connection arrives.
      *
-     * @param observer told of each request as it ends, or null
-     * @param open     counts open HTTP/3 connections for the metrics
+     * @param observer   told of each request as it ends, or null
+     * @param open       counts open HTTP/3 connections for the metrics
+     * @param handshakes counts the handshakes under way, for the codec's Retry decision
      */
     public static ChannelHandler connectionInitializer(RouteTableHolder routes, ConnectionLimiter limiter,
                                                        CompressBudget compression, RequestObserver observer,
-                                                       OpenConnections open) {
+                                                       OpenConnections open, QuicHandshakes handshakes) {
         return new ChannelInitializer<QuicChannel>() {
             @Override
             protected void initChannel(QuicChannel connection) {
-                connection.pipeline().addLast("quic-admission", new QuicAdmission(limiter, open));
+                connection.pipeline().addLast("quic-admission", new QuicAdmission(limiter, open, handshakes));
                 install(connection, routes, compression, observer);
             }
         };
