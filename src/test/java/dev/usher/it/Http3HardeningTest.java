@@ -31,17 +31,37 @@ class Http3HardeningTest {
     static Path dir;
     static Whoami backend;
     static Usher usher;
+    /** Serves 200 MiB with blocking writes and counts what it got out: it stops when Usher stops reading. */
+    static com.sun.net.httpserver.HttpServer bigBackend;
+    static final java.util.concurrent.atomic.AtomicLong bigWritten = new java.util.concurrent.atomic.AtomicLong();
+    static final long BIG = 200L * 1024 * 1024;
 
     @BeforeAll
     static void start() throws Exception {
         backend = Whoami.start("127.0.0.1", 0, "h3hard");
+        bigBackend = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        bigBackend.createContext("/", exchange -> {
+            exchange.sendResponseHeaders(200, BIG);
+            byte[] chunk = new byte[64 * 1024];
+            try (var out = exchange.getResponseBody()) {
+                for (long sent = 0; sent < BIG; sent += chunk.length) {
+                    out.write(chunk);
+                    bigWritten.addAndGet(chunk.length);
+                }
+            } catch (java.io.IOException gone) {
+                // the client went away
+            }
+        });
+        bigBackend.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+        bigBackend.start();
         String yaml = """
                 listen: {http: "127.0.0.1:0", https: "127.0.0.1:0"}
                 admin: "127.0.0.1:0"
                 data: %s
                 sites:
                   app.localhost: 127.0.0.1:%d
-                """.formatted(dir.resolve("data"), backend.port());
+                  big.localhost: 127.0.0.1:%d
+                """.formatted(dir.resolve("data"), backend.port(), bigBackend.getAddress().getPort());
         usher = Usher.start(ConfigLoader.parse(yaml, "h3hard.yaml"), 2, Retry.DEFAULT, Duration.ofMillis(500));
     }
 
@@ -49,6 +69,7 @@ class Http3HardeningTest {
     static void stop() throws Exception {
         usher.close();
         backend.close();
+        bigBackend.stop(0);
     }
 
     static int port() {
@@ -195,6 +216,65 @@ class Http3HardeningTest {
         // Other clients are served as before.
         try (H3Client other = H3Client.connect(port(), "app.localhost")) {
             assertThat(other.get("/after-flood").get(20, TimeUnit.SECONDS).status()).isEqualTo(200);
+        }
+    }
+
+    /**
+     * A client that stops reading a 200 MiB download: QUIC flow control stops Usher's sends, the stream is not
+     * writable, and Usher stops reading the backend, so what it holds stays near the windows and socket buffers
+     * instead of the whole response. Then the client reads on and gets every byte.
+     */
+    @Test
+    void aClientThatStopsReadingHoldsTheBackendInsteadOfFillingUsher() throws Exception {
+        try (H3Client client = H3Client.connect(port(), "big.localhost")) {
+            java.util.concurrent.atomic.AtomicLong received = new java.util.concurrent.atomic.AtomicLong();
+            CompletableFuture<Long> done = new CompletableFuture<>();
+            CompletableFuture<io.netty.handler.codec.quic.QuicStreamChannel> opened = new CompletableFuture<>();
+            client.quic.eventLoop().execute(() -> io.netty.handler.codec.http3.Http3.newRequestStream(client.quic,
+                    new io.netty.handler.codec.http3.Http3RequestStreamInboundHandler() {
+                        @Override
+                        public void handlerAdded(io.netty.channel.ChannelHandlerContext ctx) {
+                            ctx.channel().config().setAutoRead(false); // the slow reader: reads nothing for now
+                        }
+
+                        @Override
+                        protected void channelRead(io.netty.channel.ChannelHandlerContext ctx,
+                                                   io.netty.handler.codec.http3.Http3HeadersFrame frame) {
+                        }
+
+                        @Override
+                        protected void channelRead(io.netty.channel.ChannelHandlerContext ctx,
+                                                   io.netty.handler.codec.http3.Http3DataFrame frame) {
+                            received.addAndGet(frame.content().readableBytes());
+                            frame.release();
+                        }
+
+                        @Override
+                        protected void channelInputClosed(io.netty.channel.ChannelHandlerContext ctx) {
+                            done.complete(received.get());
+                            ctx.close();
+                        }
+                    }).addListener(f -> {
+                        io.netty.handler.codec.quic.QuicStreamChannel stream =
+                                (io.netty.handler.codec.quic.QuicStreamChannel) f.getNow();
+                        io.netty.handler.codec.http3.DefaultHttp3HeadersFrame head =
+                                new io.netty.handler.codec.http3.DefaultHttp3HeadersFrame();
+                        head.headers().method("GET").path("/big").authority("big.localhost:" + port())
+                                .scheme("https");
+                        stream.writeAndFlush(head).addListener(
+                                io.netty.handler.codec.quic.QuicStreamChannel.SHUTDOWN_OUTPUT);
+                        opened.complete(stream);
+                    }));
+            io.netty.handler.codec.quic.QuicStreamChannel stream = opened.get(20, TimeUnit.SECONDS);
+            Thread.sleep(3_000);
+            long heldBack = bigWritten.get();
+            System.out.printf("HTTP/3 slow reader: backend wrote %.1f MiB of %d MiB while the client read nothing%n",
+                    heldBack / 1048576.0, BIG / 1048576);
+            assertThat(heldBack).as("bytes the backend got out while the client read nothing")
+                    .isLessThan(32L * 1024 * 1024);
+            stream.eventLoop().execute(() -> stream.config().setAutoRead(true));
+            stream.eventLoop().execute(stream::read);
+            assertThat(done.get(120, TimeUnit.SECONDS)).isEqualTo(BIG);
         }
     }
 }
