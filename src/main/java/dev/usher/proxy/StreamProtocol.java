@@ -98,6 +98,27 @@ public enum StreamProtocol {
         return this == HTTP3;
     }
 
+    /**
+     * True when the stream exists before its request head is complete, so that the head needs a timeout of its own:
+     * an HTTP/2 stream is opened by a whole HEADERS block; a QUIC stream by its first byte, after which a client may
+     * trickle the HEADERS frame in (each packet keeping the connection from idling out).
+     */
+    boolean headMayTrickle() {
+        return this == HTTP3;
+    }
+
+    /**
+     * The request head did not come in whole within {@code timeouts.header}: the stream is reset, both ways, with
+     * H3_REQUEST_INCOMPLETE (RFC 9114 §8.1); there is no request to answer.
+     */
+    void headTimedOut(ChannelHandlerContext ctx) {
+        if (ctx.channel() instanceof QuicStreamChannel quic && quic.isActive()) {
+            quic.shutdown(Http3ErrorCode.H3_REQUEST_INCOMPLETE.code()).addListener(f -> ctx.close());
+        } else {
+            ctx.close();
+        }
+    }
+
     /** True when the client has ended its side of the stream (for HTTP/3: FIN received, maybe not yet passed on). */
     boolean inputEnded(Channel stream) {
         return stream instanceof QuicStreamChannel quic && quic.isInputShutdown();

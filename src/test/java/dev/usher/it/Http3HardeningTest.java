@@ -61,6 +61,7 @@ class Http3HardeningTest {
                 sites:
                   app.localhost: 127.0.0.1:%d
                   big.localhost: 127.0.0.1:%d
+                timeouts: {header: 2s}
                 """.formatted(dir.resolve("data"), backend.port(), bigBackend.getAddress().getPort());
         usher = Usher.start(ConfigLoader.parse(yaml, "h3hard.yaml"), 2, Retry.DEFAULT, Duration.ofMillis(500));
     }
@@ -275,6 +276,54 @@ class Http3HardeningTest {
             stream.eventLoop().execute(() -> stream.config().setAutoRead(true));
             stream.eventLoop().execute(stream::read);
             assertThat(done.get(120, TimeUnit.SECONDS)).isEqualTo(BIG);
+        }
+    }
+
+    /**
+     * Slowloris over HTTP/3: a request stream whose HEADERS frame trickles in a byte at a time (each packet keeps
+     * the QUIC connection from idling out) is ended after {@code timeouts.header}, as an HTTP/1.1 request head is.
+     */
+    @Test
+    void aRequestHeadThatTricklesInIsCutAfterTheHeaderTimeout() throws Exception {
+        try (H3Client client = H3Client.connect(port(), "app.localhost")) {
+            CompletableFuture<String> ended = new CompletableFuture<>();
+            io.netty.handler.codec.quic.QuicStreamChannel stream = client.quic.createStream(
+                    io.netty.handler.codec.quic.QuicStreamType.BIDIRECTIONAL,
+                    new io.netty.channel.ChannelInboundHandlerAdapter() {
+                        @Override
+                        public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
+                            io.netty.util.ReferenceCountUtil.release(msg);
+                        }
+
+                        @Override
+                        public void userEventTriggered(io.netty.channel.ChannelHandlerContext ctx, Object evt) {
+                            if (evt instanceof io.netty.channel.socket.ChannelInputShutdownEvent) {
+                                ended.complete("input ended");
+                            }
+                        }
+
+                        @Override
+                        public void exceptionCaught(io.netty.channel.ChannelHandlerContext ctx, Throwable cause) {
+                            ended.complete(cause.toString());
+                        }
+
+                        @Override
+                        public void channelInactive(io.netty.channel.ChannelHandlerContext ctx) {
+                            ended.complete("closed");
+                        }
+                    }).get(20, TimeUnit.SECONDS);
+            // HEADERS (type 1) announcing 40 bytes of field section, of which one byte comes every 400 ms.
+            stream.writeAndFlush(io.netty.buffer.Unpooled.wrappedBuffer(new byte[] {0x01, 40, 0x00})).sync();
+            long started = System.nanoTime();
+            for (int i = 0; i < 20 && !ended.isDone() && client.quic.isActive(); i++) {
+                Thread.sleep(400);
+                stream.writeAndFlush(io.netty.buffer.Unpooled.wrappedBuffer(new byte[] {0x00}));
+            }
+            assertThat(ended).as("the trickling stream was ended by Usher").isDone();
+            double seconds = (System.nanoTime() - started) / 1e9;
+            System.out.printf("HTTP/3 trickled head: ended (%s) after %.1f s%n", ended.getNow(""), seconds);
+            // The connection itself goes on.
+            assertThat(client.get("/after-trickle").get(20, TimeUnit.SECONDS).status()).isEqualTo(200);
         }
     }
 }
