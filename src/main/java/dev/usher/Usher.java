@@ -17,6 +17,7 @@ import dev.usher.config.UsherConfig;
 import dev.usher.protocol.AltSvc;
 import dev.usher.protocol.CompressBudget;
 import dev.usher.protocol.Http3Pipeline;
+import dev.usher.protocol.QuicHandshakes;
 import dev.usher.server.QuicListener;
 import dev.usher.server.QuicNative;
 import dev.usher.tls.QuicContexts;
@@ -303,9 +304,10 @@ public final class Usher implements AutoCloseable {
      */
     QuicListener bindQuic(UsherConfig config, InetSocketAddress httpsAddress, CertManager certificates,
                           RouteTableHolder secureRoutes) throws ListenException {
-        ChannelHandler codec = Http3Pipeline.codec(new QuicContexts(certificates), config,
+        QuicHandshakes handshakes = new QuicHandshakes();
+        ChannelHandler codec = Http3Pipeline.codec(new QuicContexts(certificates), config, handshakes,
                 connections.track(Http3Pipeline.connectionInitializer(secureRoutes, limiter, compression, observer,
-                        quicConnections)));
+                        quicConnections, handshakes)));
         return QuicListener.bind(config.listen().https().host(), httpsAddress.getPort(), transport, loops, codec);
     }
 

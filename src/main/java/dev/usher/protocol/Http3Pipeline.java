@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Assembles HTTP/3: the QUIC server codec for the UDP socket (certificates by SNI through {@link QuicContexts},
  * Usher's limits as QUIC transport parameters), and per QUIC connection the HTTP/3 connection handler whose request
- * streams run {@code Http3FrameToHttpObjectCodec} → {@link Http2ResponseHeads} → {@link ResponseCompressor} →
+ * streams run {@link Http3StreamErrors} → {@link Http3FieldCheck} → {@code Http3FrameToHttpObjectCodec} → {@link Http3CancelLimit} →
+ * {@link Http2ResponseHeads} → {@link ResponseCompressor} →
  * {@link Http2StreamProxyHandler} (as {@link StreamProtocol#HTTP3}): the same route table, rules and backend pools as
  * HTTP/1.1 and HTTP/2.
  *
@@ -52,11 +53,14 @@ public final class Http3Pipeline {
     }
 
     /**
-     * The QUIC server codec for a UDP socket: handshakes with the certificates of {@code contexts}, then each
-     * connection is passed to {@code connectionHandler} (see {@link #connectionInitializer}).
+     * The QUIC server codec for a UDP socket: handshakes with the certificates of {@code contexts} (with Retry while
+     * many are under way: {@link QuicRetryTokens}), then each connection is passed to {@code connectionHandler} (see
+     * {@link #connectionInitializer}, given the same {@code handshakes}).
      */
-    public static ChannelHandler codec(QuicContexts contexts, UsherConfig config, ChannelHandler connectionHandler) {
+    public static ChannelHandler codec(QuicContexts contexts, UsherConfig config, QuicHandshakes handshakes,
+                                       ChannelHandler connectionHandler) {
         return Http3.newQuicServerCodecBuilder()
+                .tokenHandler(new QuicRetryTokens(handshakes::inFlight, QuicRetryTokens.DEFAULT_THRESHOLD))
                 .sslContext(contexts.sniContext())
                 .maxIdleTimeout(config.timeouts().idle().toMillis(), TimeUnit.MILLISECONDS)
                 .initialMaxData(CONNECTION_WINDOW)
@@ -68,23 +72,20 @@ public final class Http3Pipeline {
     }
 
     /**
-     * Sets up each QUIC connection: the connection cap, the open-connection count, HTTP/3 with Usher's settings and
-     * the graceful close. Limits and timeouts come from the route table current when the connection arrives.
+     * Sets up each QUIC connection: the connection cap and the open-connection count once its handshake is complete
+     * ({@link QuicAdmission}), HTTP/3 with Usher's settings and the graceful close. Limits and timeouts come from the route table current when the connection arrives.
      *
-     * @param observer told of each request as it ends, or null
-     * @param open     counts open HTTP/3 connections for the metrics
+     * @param observer   told of each request as it ends, or null
+     * @param open       counts open HTTP/3 connections for the metrics
+     * @param handshakes counts the handshakes under way, for the codec's Retry decision
      */
     public static ChannelHandler connectionInitializer(RouteTableHolder routes, ConnectionLimiter limiter,
                                                        CompressBudget compression, RequestObserver observer,
-                                                       OpenConnections open) {
+                                                       OpenConnections open, QuicHandshakes handshakes) {
         return new ChannelInitializer<QuicChannel>() {
             @Override
             protected void initChannel(QuicChannel connection) {
-                if (!limiter.admit(connection)) {
-                    connection.close();
-                    return;
-                }
-                open.track(connection);
+                connection.pipeline().addLast("quic-admission", new QuicAdmission(limiter, open, handshakes));
                 install(connection, routes, compression, observer);
             }
         };
@@ -95,6 +96,7 @@ public final class Http3Pipeline {
         UsherConfig config = routes.get().config();
         ConnectionFacts facts = observer == null ? null : new ConnectionFacts(connection);
         Http3GracefulClose graceful = new Http3GracefulClose();
+        Http3CancelLimit cancels = new Http3CancelLimit(connection);
         // limits.header_size as SETTINGS_MAX_FIELD_SECTION_SIZE (RFC 9114 §7.2.4.1): Netty refuses a larger header
         // section before anything is passed on.
         Http3SettingsFrame settings = new DefaultHttp3SettingsFrame();
@@ -104,7 +106,10 @@ public final class Http3Pipeline {
             protected void initChannel(QuicStreamChannel stream) {
                 graceful.streamOpened(stream);
                 stream.pipeline()
+                        .addLast("h3-stream-errors", Http3StreamErrors.INSTANCE)
+                        .addLast("h3-fields", Http3FieldCheck.INSTANCE)
                         .addLast("h3-http", new Http3FrameToHttpObjectCodec(true))
+                        .addLast("h3-cancels", cancels.streamHandler())
                         .addLast("h3-heads", Http2ResponseHeads.INSTANCE);
                 if (facts != null) {
                     stream.pipeline().addLast(RequestRecorder.NAME, RequestRecorder.http3Stream(observer, facts));

@@ -80,6 +80,10 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
+        if (protocol.headMayTrickle()) {
+            // Slowloris: the whole head within timeouts.header of the stream's first byte, as over HTTP/1.1.
+            bodyTimeout.start(routes.get().config().timeouts().header().toNanos(), () -> true);
+        }
         ctx.read(); // the request head
         ctx.fireChannelActive();
     }
@@ -155,6 +159,10 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
         // Netty's conversion adds x-http2-stream-id (x-http3-stream-id) and friends; they describe this hop and must
         // not reach backends (nor may a client smuggle them in).
         protocol.removeConversionHeaders(headers);
+        if (ctx.channel().hasAttr(StreamProtocol.MALFORMED)) {
+            dispatch.respond(HttpResponseStatus.BAD_REQUEST, true);
+            return;
+        }
         if (request.method().equals(HttpMethod.CONNECT)) {
             dispatch.respond(HttpResponseStatus.METHOD_NOT_ALLOWED, true);
             return;
@@ -214,10 +222,12 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
     /**
      * The request body stopped arriving. The exchange answers 408 if it can, else resets the stream, and closes its
      * backend connection (which holds half a request). Without an exchange (a local answer still not written),
-     * the stream is reset.
+     * the stream is reset; so is an HTTP/3 stream whose head did not come in whole in time.
      */
     private void bodyTimedOut() {
-        if (exchange != null) {
+        if (!started) {
+            protocol.headTimedOut(ctx);
+        } else if (exchange != null) {
             exchange.clientStalled();
         } else {
             ctx.close();

@@ -12,6 +12,7 @@ import io.netty.handler.codec.http2.HttpConversionUtil;
 import io.netty.handler.codec.http3.Http3ErrorCode;
 import io.netty.handler.codec.quic.QuicChannel;
 import io.netty.handler.codec.quic.QuicStreamChannel;
+import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.Future;
 
 import java.net.SocketAddress;
@@ -83,12 +84,39 @@ public enum StreamProtocol {
     };
 
     /**
+     * Set on a request stream whose request is malformed in a way the HTTP-object conversion hides (for HTTP/3: a
+     * connection-specific field, RFC 9114 §4.2): the value names the reason; the request is answered 400.
+     */
+    public static final AttributeKey<String> MALFORMED = AttributeKey.valueOf("usher.malformedRequest");
+
+    /**
      * True when a request head may come without saying whether a body follows, so that the handler waits for the
      * stream's next event before deciding. HTTP/2's codec says it (END_STREAM on HEADERS gives a full request);
      * HTTP/3's codec passes every head on alone, and the end of the stream (QUIC FIN) after it.
      */
     boolean headAloneMayEndTheStream() {
         return this == HTTP3;
+    }
+
+    /**
+     * True when the stream exists before its request head is complete, so that the head needs a timeout of its own:
+     * an HTTP/2 stream is opened by a whole HEADERS block; a QUIC stream by its first byte, after which a client may
+     * trickle the HEADERS frame in (each packet keeping the connection from idling out).
+     */
+    boolean headMayTrickle() {
+        return this == HTTP3;
+    }
+
+    /**
+     * The request head did not come in whole within {@code timeouts.header}: the stream is reset, both ways, with
+     * H3_REQUEST_INCOMPLETE (RFC 9114 §8.1); there is no request to answer.
+     */
+    void headTimedOut(ChannelHandlerContext ctx) {
+        if (ctx.channel() instanceof QuicStreamChannel quic && quic.isActive()) {
+            quic.shutdown(Http3ErrorCode.H3_REQUEST_INCOMPLETE.code()).addListener(f -> ctx.close());
+        } else {
+            ctx.close();
+        }
     }
 
     /** True when the client has ended its side of the stream (for HTTP/3: FIN received, maybe not yet passed on). */

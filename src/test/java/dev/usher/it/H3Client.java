@@ -146,8 +146,55 @@ final class H3Client implements AutoCloseable {
 
     /** Sends a request naming {@code host} in :authority (which may differ from the SNI name). */
     CompletableFuture<Response> send(String method, String path, byte[] body, String host) {
+        return send(method, path, body, host, new String[0]);
+    }
+
+    /** Sends a request with {@code extra} headers (name, value, name, value...) after the pseudo-headers. */
+    CompletableFuture<Response> send(String method, String path, byte[] body, String host, String... extra) {
         CompletableFuture<Response> result = new CompletableFuture<>();
-        quic.eventLoop().execute(() -> open(method, path, body, host, result));
+        quic.eventLoop().execute(() -> open(method, path, body, host, extra, result));
+        return result;
+    }
+
+    /**
+     * Opens a request stream, sends a GET head and, right after, resets the stream (RESET_STREAM and STOP_SENDING,
+     * as a browser cancelling a request): completes when the stream is closed, or fails when it cannot be opened.
+     */
+    CompletableFuture<Void> getAndCancel(String path) {
+        CompletableFuture<Void> result = new CompletableFuture<>();
+        quic.eventLoop().execute(() -> {
+            if (!quic.isActive()) {
+                result.completeExceptionally(new IllegalStateException("QUIC connection closed"));
+                return;
+            }
+            if (quic.peerAllowedStreams(QuicStreamType.BIDIRECTIONAL) == 0) {
+                quic.eventLoop().schedule(() -> getAndCancel(path).whenComplete((v, e) -> {
+                    if (e != null) {
+                        result.completeExceptionally(e);
+                    } else {
+                        result.complete(null);
+                    }
+                }), 1, TimeUnit.MILLISECONDS);
+                return;
+            }
+            Http3.newRequestStream(quic, new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    ReferenceCountUtil.release(msg);
+                }
+            }).addListener(f -> {
+                if (!f.isSuccess()) {
+                    result.completeExceptionally(f.cause());
+                    return;
+                }
+                QuicStreamChannel stream = (QuicStreamChannel) f.getNow();
+                DefaultHttp3HeadersFrame head = new DefaultHttp3HeadersFrame();
+                head.headers().method("GET").path(path).authority(authority).scheme("https");
+                // H3_REQUEST_CANCELLED both ways, as a browser cancels a request
+                stream.writeAndFlush(head).addListener(w -> stream.shutdown(0x10c)
+                        .addListener(s -> stream.close().addListener(c -> result.complete(null))));
+            });
+        });
         return result;
     }
 
@@ -155,13 +202,14 @@ final class H3Client implements AutoCloseable {
      * Opens the request stream once the server allows another one: like a browser, the client waits for stream
      * credit (MAX_STREAMS) instead of failing with STREAM_LIMIT_ERROR. On the connection's event loop.
      */
-    private void open(String method, String path, byte[] body, String host, CompletableFuture<Response> result) {
+    private void open(String method, String path, byte[] body, String host, String[] extra,
+                      CompletableFuture<Response> result) {
         if (!quic.isActive()) {
             result.completeExceptionally(new IllegalStateException("QUIC connection closed"));
             return;
         }
         if (quic.peerAllowedStreams(QuicStreamType.BIDIRECTIONAL) == 0) {
-            quic.eventLoop().schedule(() -> open(method, path, body, host, result), 1,
+            quic.eventLoop().schedule(() -> open(method, path, body, host, extra, result), 1,
                     TimeUnit.MILLISECONDS);
             return;
         }
@@ -176,6 +224,9 @@ final class H3Client implements AutoCloseable {
             head.headers().method(method).path(path).authority(host).scheme("https");
             if (body != null) {
                 head.headers().setLong("content-length", body.length);
+            }
+            for (int i = 0; i + 1 < extra.length; i += 2) {
+                head.headers().add(extra[i], extra[i + 1]);
             }
             if (body == null || body.length == 0) {
                 stream.writeAndFlush(head).addListener(QuicStreamChannel.SHUTDOWN_OUTPUT)
@@ -276,7 +327,7 @@ final class H3Client implements AutoCloseable {
 
     @Override
     public void close() {
-        quic.close();
+        quic.close().awaitUninterruptibly(5, TimeUnit.SECONDS); // CONNECTION_CLOSE out before the socket goes
         udp.close();
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }

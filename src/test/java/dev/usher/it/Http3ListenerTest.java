@@ -155,6 +155,46 @@ class Http3ListenerTest {
         }
     }
 
+    /** Twenty reloads that turn HTTP/3 off and on, with a request each time it is on, leak no socket or thread. */
+    @Test
+    void reloadsTogglingHttp3LeakNoFileDescriptorsOrThreads() throws Exception {
+        try (Usher usher = start(yaml("127.0.0.1:0", ""), QuicNative.load())) {
+            int port = usher.httpsAddress().getPort();
+            toggle(usher, port, false);
+            toggle(usher, port, true); // warmed up: pools, event loop threads, class loading
+            long fdsBefore = openFileDescriptors();
+            int threadsBefore = Thread.activeCount();
+            for (int i = 0; i < 10; i++) {
+                toggle(usher, port, false);
+                toggle(usher, port, true);
+            }
+            long fdsAfter = openFileDescriptors();
+            int threadsAfter = Thread.activeCount();
+            System.out.printf("HTTP/3 reloads: file descriptors %d -> %d, threads %d -> %d over 20 reloads%n",
+                    fdsBefore, fdsAfter, threadsBefore, threadsAfter);
+            assertThat(fdsAfter - fdsBefore).as("file descriptors gained over 20 reloads").isLessThan(10);
+            assertThat(threadsAfter - threadsBefore).as("threads gained over 20 reloads").isLessThan(5);
+        }
+    }
+
+    private static void toggle(Usher usher, int port, boolean on) throws Exception {
+        ReloadResult result = usher.reload(ConfigLoader.parse(yaml("127.0.0.1:0", "http3: " + on), "toggle.yaml"));
+        assertThat(result.ok()).as(result.toString()).isTrue();
+        if (on) {
+            try (H3Client client = H3Client.connect(port, "app.localhost")) {
+                assertThat(client.get("/").get(20, TimeUnit.SECONDS).status()).isEqualTo(200);
+            }
+        } else {
+            assertThat(usher.http3Address()).isNull();
+        }
+    }
+
+    private static long openFileDescriptors() throws Exception {
+        try (var fds = java.nio.file.Files.list(Path.of("/proc/self/fd"))) {
+            return fds.count();
+        }
+    }
+
     @Test
     void aReloadThatMovesTheHttpsPortMovesHttp3WithIt() throws Exception {
         int newPort;
