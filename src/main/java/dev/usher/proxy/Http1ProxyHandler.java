@@ -113,6 +113,12 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
     public void channelReadComplete(ChannelHandlerContext ctx) {
         if (exchange != null) {
             exchange.clientReadComplete();
+            if (exchange != null && later.isEmpty() && exchange.mayReadAhead() && ctx.channel().isWritable()) {
+                // The whole request is in: keep the read armed for the next one (at most one read's worth waits
+                // in the queue, as with pipelining). Clearing and re-arming the read interest cost two epoll_ctl
+                // calls per request.
+                ctx.read();
+            }
         } else if (!closing && later.isEmpty() && ctx.channel().isWritable()) {
             ctx.read();
         }

@@ -144,6 +144,14 @@ final class ProxyExchange implements UpstreamListener {
         return requestReceived;
     }
 
+    /**
+     * True when the client connection may already read what follows this request: the request is in, and the
+     * connection stays an HTTP/1.1 keep-alive connection (not an upgrade, whose early bytes belong to the tunnel).
+     */
+    boolean mayReadAhead() {
+        return requestReceived && clientKeepAlive && !upgradeRequested && !closeClientAfter && !finished;
+    }
+
     /** True while the exchange waits for more of the request body from the client (for its read timeout). */
     boolean waitingOnClient() {
         return !requestReceived && headSent && upstream != null && upstream.channel().isWritable() && !finished;
