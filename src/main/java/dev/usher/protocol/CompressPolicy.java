@@ -6,7 +6,6 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponse;
 
 import java.util.List;
-import java.util.Locale;
 
 /**
  * Which responses are worth compressing, and the header changes that go with the choice. Kept apart from the
@@ -34,6 +33,11 @@ final class CompressPolicy {
         if (code < 200 || code == 204 || code == 206 || code == 304) {
             return false;
         }
+        // The cheap test first: most small answers stop here (the checks below have no side effects).
+        long length = declaredLength(response);
+        if (length != -1 && length < MIN_LENGTH) {
+            return false;
+        }
         HttpHeaders headers = response.headers();
         String transferEncoding = headers.get(HttpHeaderNames.TRANSFER_ENCODING);
         if (transferEncoding != null && !transferEncoding.trim().equalsIgnoreCase("chunked")) {
@@ -44,12 +48,14 @@ final class CompressPolicy {
                 || !compressibleType(headers.get(HttpHeaderNames.CONTENT_TYPE))) {
             return false;
         }
-        long length = declaredLength(response);
-        return length == -1 || length >= MIN_LENGTH;
+        return true;
     }
 
     /** Any Content-Encoding but {@code identity} means the body is someone else's encoding: leave it alone. */
     static boolean alreadyEncoded(HttpHeaders headers) {
+        if (!headers.contains(HttpHeaderNames.CONTENT_ENCODING)) {
+            return false; // the usual case, without getAll's list
+        }
         for (String value : headers.getAll(HttpHeaderNames.CONTENT_ENCODING)) {
             for (String coding : value.split(",")) {
                 String c = coding.trim();
@@ -90,25 +96,64 @@ final class CompressPolicy {
         if (contentType == null) {
             return false;
         }
-        int semi = contentType.indexOf(';');
-        String media = (semi < 0 ? contentType : contentType.substring(0, semi)).trim().toLowerCase(Locale.ROOT);
-        int slash = media.indexOf('/');
-        if (slash <= 0 || slash == media.length() - 1) {
+        // Compared in place (ASCII, case-insensitive): this runs on every response head.
+        int end = contentType.indexOf(';');
+        if (end < 0) {
+            end = contentType.length();
+        }
+        int start = 0;
+        while (start < end && contentType.charAt(start) <= ' ') {
+            start++;
+        }
+        while (end > start && contentType.charAt(end - 1) <= ' ') {
+            end--;
+        }
+        int slash = contentType.indexOf('/', start);
+        if (slash <= start || slash >= end - 1) {
             return false;
         }
-        String type = media.substring(0, slash);
-        String sub = media.substring(slash + 1);
-        return switch (type) {
-            case "text" -> true;
-            case "application" -> switch (sub) {
-                case "json", "javascript", "x-javascript", "ecmascript", "xml", "wasm", "x-font-ttf",
-                     "vnd.ms-fontobject" -> true;
-                default -> sub.endsWith("+json") || sub.endsWith("+xml");
-            };
-            case "image" -> sub.equals("svg+xml");
-            case "font" -> sub.equals("ttf") || sub.equals("otf");
-            default -> false;
-        };
+        int sub = slash + 1;
+        int subLength = end - sub;
+        if (is(contentType, start, slash, "text")) {
+            return true;
+        }
+        if (is(contentType, start, slash, "application")) {
+            for (String name : APPLICATION_TYPES) {
+                if (is(contentType, sub, end, name)) {
+                    return true;
+                }
+            }
+            return subLength >= 5 && is(contentType, end - 5, end, "+json")
+                    || subLength >= 4 && is(contentType, end - 4, end, "+xml");
+        }
+        if (is(contentType, start, slash, "image")) {
+            return is(contentType, sub, end, "svg+xml");
+        }
+        if (is(contentType, start, slash, "font")) {
+            return is(contentType, sub, end, "ttf") || is(contentType, sub, end, "otf");
+        }
+        return false;
+    }
+
+    /** Compressible {@code application/} subtypes (besides {@code +json} and {@code +xml}). */
+    private static final String[] APPLICATION_TYPES = {"json", "javascript", "x-javascript", "ecmascript", "xml",
+        "wasm", "x-font-ttf", "vnd.ms-fontobject"};
+
+    /** True when {@code s[from, to)} is {@code lowerName}, ignoring ASCII case. */
+    private static boolean is(String s, int from, int to, String lowerName) {
+        if (to - from != lowerName.length()) {
+            return false;
+        }
+        for (int i = 0; i < lowerName.length(); i++) {
+            char c = s.charAt(from + i);
+            if (c >= 'A' && c <= 'Z') {
+                c = (char) (c + ('a' - 'A'));
+            }
+            if (c != lowerName.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

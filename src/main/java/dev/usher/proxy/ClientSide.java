@@ -19,6 +19,9 @@ interface ClientSide {
     /** Answers the current request with {@code response}; closes the connection after it when {@code close}. */
     void respond(FullHttpResponse response, boolean close);
 
+    /** The response timer for this client side's exchanges (one per connection for HTTP/1.1, per stream for h2). */
+    ResponseTimer responseTimer();
+
     /** An exchange was created for the current request (before it starts, so a quick failure finds it known). */
     void exchangeStarted(ProxyExchange exchange);
 

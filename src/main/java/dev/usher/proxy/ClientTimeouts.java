@@ -35,6 +35,8 @@ public final class ClientTimeouts extends ChannelInboundHandlerAdapter {
     private long bodyNanos;
     private BooleanSupplier waitingOnClient;
     private long deadline;
+    /** When the first byte of the next request arrived while the current one was served (read ahead), or 0. */
+    private long nextHeadAt;
     private ScheduledFuture<?> timer;
     private long timerAt;
 
@@ -53,8 +55,15 @@ public final class ClientTimeouts extends ChannelInboundHandlerAdapter {
         if (phase == Phase.CLOSING) {
             return;
         }
-        phase = Phase.IDLE;
         long now = System.nanoTime();
+        if (nextHeadAt != 0) {
+            // Bytes of the next request came while this one was served: its header timeout runs from then.
+            phase = Phase.HEAD;
+            setDeadline(nextHeadAt + headerNanos);
+            nextHeadAt = 0;
+            return;
+        }
+        phase = Phase.IDLE;
         // Armed no later than a header timeout from now, so that the next request's first byte (whose head must
         // come within the header timeout) finds the timer early enough and schedules nothing: no timer task per
         // request on a busy keep-alive connection.
@@ -81,6 +90,7 @@ public final class ClientTimeouts extends ChannelInboundHandlerAdapter {
     void busy() {
         if (phase != Phase.CLOSING) {
             phase = Phase.BUSY;
+            nextHeadAt = 0;
         }
     }
 
@@ -119,6 +129,8 @@ public final class ClientTimeouts extends ChannelInboundHandlerAdapter {
             setDeadline(System.nanoTime() + headerNanos);
         } else if (phase == Phase.BODY) {
             deadline = System.nanoTime() + bodyNanos;
+        } else if (phase == Phase.BUSY && nextHeadAt == 0 && msg instanceof ByteBuf buf && buf.isReadable()) {
+            nextHeadAt = System.nanoTime();
         }
         ctx.fireChannelRead(msg);
     }

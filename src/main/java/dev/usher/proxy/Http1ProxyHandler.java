@@ -57,6 +57,7 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
     private ChannelHandlerContext ctx;
     private RequestDispatch dispatch;
     private ProxyExchange exchange;
+    private ResponseTimer responseTimer;
     private boolean closing;
     /** Usher is stopping: no request after the current one (see {@link DrainEvent}). */
     private boolean draining;
@@ -75,6 +76,7 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        responseTimer = new ResponseTimer(ctx.executor(), true);
         ctx.channel().config().setAutoRead(false);
         dispatch = new RequestDispatch(routes, scheme, this, ctx, ctx.channel().remoteAddress());
         if (ctx.channel().isActive()) {
@@ -113,6 +115,12 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
     public void channelReadComplete(ChannelHandlerContext ctx) {
         if (exchange != null) {
             exchange.clientReadComplete();
+            if (exchange != null && later.isEmpty() && exchange.mayReadAhead() && ctx.channel().isWritable()) {
+                // The whole request is in: keep the read armed for the next one (at most one read's worth waits
+                // in the queue, as with pipelining). Clearing and re-arming the read interest cost two epoll_ctl
+                // calls per request.
+                ctx.read();
+            }
         } else if (!closing && later.isEmpty() && ctx.channel().isWritable()) {
             ctx.read();
         }
@@ -131,6 +139,7 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         closing = true;
+        responseTimer.close();
         releaseLater();
         if (exchange != null) {
             ProxyExchange gone = exchange;
@@ -226,6 +235,11 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
         if (started.hasBody()) {
             timeouts.awaitBody(started.readTimeoutNanos(), started::waitingOnClient);
         }
+    }
+
+    @Override
+    public ResponseTimer responseTimer() {
+        return responseTimer;
     }
 
     @Override
@@ -332,6 +346,7 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
     @Override
     public void switchToRelay(Channel backend, Duration idleTimeout) {
         exchange = null;
+        responseTimer.close();
         releaseLater();
         ChannelPipeline pipeline = ctx.pipeline();
         pipeline.replace(this, "relay", new RawRelay(backend));

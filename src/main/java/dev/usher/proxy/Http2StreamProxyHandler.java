@@ -274,6 +274,12 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
      */
 
     @Override
+    public ResponseTimer responseTimer() {
+        // A stream carries one exchange: its timer goes with it.
+        return new ResponseTimer(ctx.executor(), false);
+    }
+
+    @Override
     public void exchangeStarted(ProxyExchange started) {
         exchange = started;
         if (started.hasBody()) {

@@ -89,7 +89,9 @@ final class ProxyExchange implements UpstreamListener {
     private boolean closeClientAfter;
     private boolean finished;
     private boolean retried;
-    private ScheduledFuture<?> timer;
+    /** The client side's response timer, which this exchange's backend wait is watched by. */
+    private final ResponseTimer responseTimer;
+    private boolean timerArmed;
     private long lastUpstreamActivity;
     private ScheduledFuture<?> writeTimer;
     private long unwritableSince;
@@ -114,6 +116,7 @@ final class ProxyExchange implements UpstreamListener {
         this.group = route.upstreams();
         this.https = handler.isHttps();
         this.trace = trace;
+        this.responseTimer = handler.responseTimer();
     }
 
     /** How long the client connection may then wait for its next request: the site's keep-alive idle timeout. */
@@ -142,6 +145,14 @@ final class ProxyExchange implements UpstreamListener {
     /** True once the client's whole request (head and body) has arrived. */
     boolean requestReceived() {
         return requestReceived;
+    }
+
+    /**
+     * True when the client connection may already read what follows this request: the request is in, and the
+     * connection stays an HTTP/1.1 keep-alive connection (not an upgrade, whose early bytes belong to the tunnel).
+     */
+    boolean mayReadAhead() {
+        return requestReceived && clientKeepAlive && !upgradeRequested && !closeClientAfter && !finished;
     }
 
     /** True while the exchange waits for more of the request body from the client (for its read timeout). */
@@ -667,21 +678,25 @@ final class ProxyExchange implements UpstreamListener {
 
     private void armTimer() {
         lastUpstreamActivity = System.nanoTime();
-        if (timer == null) {
-            timer = ctx.executor().schedule(this::checkTimer, responseTimeoutNanos, TimeUnit.NANOSECONDS);
+        if (!timerArmed) {
+            timerArmed = true;
+            responseTimer.watch(this, lastUpstreamActivity + responseTimeoutNanos);
         }
     }
 
-    private void checkTimer() {
-        timer = null;
-        if (finished) {
-            return;
+    /**
+     * Called by the response timer: how much longer the backend may stay silent, in nanoseconds, or 0 when it has
+     * been silent for the response timeout (the exchange then ends with a 504, or a cut connection mid-response).
+     */
+    long responseTimeLeft() {
+        if (finished || !timerArmed) {
+            return 0;
         }
         long left = lastUpstreamActivity + responseTimeoutNanos - System.nanoTime();
         if (left > 0) {
-            timer = ctx.executor().schedule(this::checkTimer, left, TimeUnit.NANOSECONDS);
-            return;
+            return left;
         }
+        cancelTimer();
         LOG.log(Level.INFO, "{0}: backend {1} did not answer within {2}", route.site().name(), pool.address(),
                 route.site().responseTimeout());
         if (responseStarted) {
@@ -691,12 +706,13 @@ final class ProxyExchange implements UpstreamListener {
             closeUpstream();
             fail(HttpResponseStatus.GATEWAY_TIMEOUT);
         }
+        return 0;
     }
 
     private void cancelTimer() {
-        if (timer != null) {
-            timer.cancel(false);
-            timer = null;
+        if (timerArmed) {
+            timerArmed = false;
+            responseTimer.stop(this);
         }
     }
 

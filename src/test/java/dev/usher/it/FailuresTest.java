@@ -50,6 +50,26 @@ class FailuresTest {
     }
 
     @Test
+    void theResponseTimeoutHoldsForEveryRequestOnAKeepAliveConnection() throws Exception {
+        // One response timer serves the connection's exchanges in turn: armed by an earlier request, fired while
+        // nothing waits, or firing during a later request, it must still end a slow one after the timeout.
+        try (Whoami slow = Whoami.start("127.0.0.1", 0, "slow");
+             RunningUsher usher = RunningUsher.start("sites:\n  app.example.com: {to: \"127.0.0.1:" + slow.port()
+                     + "\", timeouts: {response: 300ms}}\n");
+             RawHttp http = new RawHttp(usher.port())) {
+            for (long pauseMs : new long[] {0, 450, 150}) {
+                assertThat(http.send("GET /fast HTTP/1.1\r\nHost: app.example.com\r\n\r\n").read().status())
+                        .isEqualTo(200);
+                Thread.sleep(pauseMs);
+                long start = System.nanoTime();
+                RawHttp.Response r = http.send("GET /?wait=3s HTTP/1.1\r\nHost: app.example.com\r\n\r\n").read();
+                assertThat(r.status()).as("after a pause of %d ms", pauseMs).isEqualTo(504);
+                assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(2500);
+            }
+        }
+    }
+
+    @Test
     void backendResettingBeforeAnsweringGives502() throws Exception {
         try (ServerSocket rude = new ServerSocket(0)) {
             Thread t = Thread.ofVirtual().start(() -> {

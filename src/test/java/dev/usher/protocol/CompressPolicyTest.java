@@ -13,7 +13,8 @@ class CompressPolicyTest {
         for (String type : new String[] {"text/html; charset=utf-8", "TEXT/CSS", "text/plain", "text/event-stream",
                 "application/json", "application/problem+json", "application/manifest+json", "application/javascript",
                 "application/xml", "application/rss+xml", "image/svg+xml", "application/wasm", "font/ttf",
-                "font/otf", "application/x-font-ttf", "application/vnd.ms-fontobject", " application/json ;x=y"}) {
+                "font/otf", "application/x-font-ttf", "application/vnd.ms-fontobject", " application/json ;x=y",
+                "Application/LD+JSON", "application/+xml", "IMAGE/SVG+XML"}) {
             assertThat(CompressPolicy.compressibleType(type)).as(type).isTrue();
         }
     }
@@ -22,7 +23,8 @@ class CompressPolicyTest {
     void leavesCompressedOrUnknownTypesAlone() {
         for (String type : new String[] {"image/png", "image/jpeg", "image/webp", "video/mp4", "font/woff2",
                 "font/woff", "application/zip", "application/gzip", "application/octet-stream", "application/pdf",
-                "application/jsonx", "image/svg", "text/", "/json", "text", ""}) {
+                "application/jsonx", "image/svg", "text/", "/json", "text", "", "text /plain", "textual/plain",
+                "application/+jso", "text;charset=a/b", "fonts/ttf"}) {
             assertThat(CompressPolicy.compressibleType(type)).as(type).isFalse();
         }
         assertThat(CompressPolicy.compressibleType(null)).isFalse();
