@@ -269,6 +269,41 @@ class Http3Test {
     }
 
     @Test
+    void aRenewalByTheCertificateManagerIsServedOverQuicWhileRequestsGoOn() throws Exception {
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicInteger ok = new AtomicInteger();
+        AtomicInteger errors = new AtomicInteger();
+        try (H3Client first = H3Client.connect(port(), "app.localhost")) {
+            java.math.BigInteger before = first.peerCertificate().getSerialNumber();
+            Thread traffic = Thread.ofVirtual().start(() -> {
+                while (running.get()) {
+                    try {
+                        H3Client.Response r = first.get("/during-renewal").get(20, TimeUnit.SECONDS);
+                        (r.status() == 200 ? ok : errors).incrementAndGet();
+                    } catch (Exception e) {
+                        errors.incrementAndGet();
+                    }
+                }
+            });
+            Thread.sleep(300);
+            // The renewal path ACME names take too (obtain, store, swap), here with the local CA: `usher renew`.
+            java.security.cert.X509Certificate renewed = usher.certificates().renew("app.localhost")
+                    .get(30, TimeUnit.SECONDS).leaf();
+            assertThat(renewed.getSerialNumber()).isNotEqualTo(before);
+            try (H3Client fresh = H3Client.connect(port(), "app.localhost")) {
+                assertThat(fresh.peerCertificate().getSerialNumber()).isEqualTo(renewed.getSerialNumber());
+                assertThat(fresh.get("/after-renewal").get(20, TimeUnit.SECONDS).status()).isEqualTo(200);
+            }
+            Thread.sleep(300);
+            running.set(false);
+            traffic.join(30_000);
+            assertThat(first.get("/old-connection").get(20, TimeUnit.SECONDS).status()).isEqualTo(200);
+        }
+        assertThat(errors.get()).isZero();
+        assertThat(ok.get()).isPositive();
+    }
+
+    @Test
     void tcpResponsesAdvertiseHttp3WithAltSvcAndPlainHttpDoesNot() {
         String expected = "alt-svc: h3=\":" + port() + "\"; ma=2592000";
         for (String version : List.of("--http1.1", "--http2")) {
