@@ -94,7 +94,7 @@ class ChromiumHttp3Test {
         assertThat(dom).contains("GET /from-chromium").containsIgnoringCase("X-Forwarded-Proto: https")
                 .containsIgnoringCase("Host: " + origin).doesNotContainIgnoringCase("transfer-encoding");
 
-        String line = awaitLogLine("/from-chromium");
+        String line = AccessLogLines.await(accessLog, "/from-chromium");
         System.out.println("Usher's access log line for Chromium's request: " + line);
         assertThat(line).contains("\"protocol\":\"h3\"").contains("\"status\":200")
                 .contains("\"upstream\":\"127.0.0.1:" + backend.port() + "\"");
@@ -127,18 +127,4 @@ class ChromiumHttp3Test {
         return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
     }
 
-    private static String awaitLogLine(String uri) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (Files.exists(accessLog)) {
-                for (String line : Files.readAllLines(accessLog)) {
-                    if (line.contains("\"uri\":\"" + uri + "\"")) {
-                        return line;
-                    }
-                }
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("no access log line for " + uri);
-    }
 }

@@ -95,7 +95,7 @@ class Http3Test {
             assertThat(r.headers().get("x-whoami").toString()).isEqualTo("h3back");
             assertThat(client.quic.sslEngine().getSession().getProtocol()).isEqualTo("TLSv1.3");
         }
-        String line = awaitLogLine("/h3-get?x=1");
+        String line = AccessLogLines.await(accessLog, "/h3-get?x=1");
         assertThat(line).contains("\"protocol\":\"h3\"").contains("\"status\":200").contains("\"tls\":\"TLSv1.3\"")
                 .contains("\"client\":\"127.0.0.1\"");
         String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
@@ -328,20 +328,6 @@ class Http3Test {
         }).isInstanceOf(Exception.class);
     }
 
-    private static String awaitLogLine(String uri) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (Files.exists(accessLog)) {
-                for (String line : Files.readAllLines(accessLog)) {
-                    if (line.contains("\"uri\":\"" + uri + "\"")) {
-                        return line;
-                    }
-                }
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("no access log line for " + uri);
-    }
 
     /** A self-signed certificate for {@code name} made by openssl, written as the site's cert and key files. */
     static void selfSigned(String name, String organisation) throws Exception {

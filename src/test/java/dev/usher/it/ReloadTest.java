@@ -183,12 +183,12 @@ class ReloadTest {
             usher.writeInPlace(config.apply("first.log"));
             assertThat(usher.reloader.reload("test").ok()).isTrue();
             send(client, HttpRequest.newBuilder(base.resolve("/one")).build());
-            awaitLine(first, "/one");
+            AccessLogLines.await(first, "/one");
 
             usher.writeInPlace(config.apply("second.log"));
             assertThat(usher.reloader.reload("test").ok()).isTrue();
             send(client, HttpRequest.newBuilder(base.resolve("/two")).build());
-            awaitLine(second, "/two");
+            AccessLogLines.await(second, "/two");
 
             usher.writeInPlace(config.apply("off"));
             assertThat(usher.reloader.reload("test").ok()).isTrue();
@@ -228,17 +228,6 @@ class ReloadTest {
         assertThat(backend.openConnections()).as("connections open at the backend").isEqualTo(connections);
     }
 
-    private static void awaitLine(Path log, String uri) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (Files.exists(log) && Files.readString(log).contains("\"uri\":\"" + uri + "\"")) {
-                return;
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("no line for " + uri + " in " + log + ": "
-                + (Files.exists(log) ? Files.readString(log) : "(no file)"));
-    }
 
     @Test
     void aWebsocketOpenedBeforeAReloadOfAnotherSiteStillEchoesAfterIt() throws Exception {
