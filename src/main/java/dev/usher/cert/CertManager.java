@@ -47,6 +47,8 @@ public final class CertManager implements CertificateSource, AutoCloseable {
     private final Duration filePoll;
     private final ScheduledExecutorService timer;
     private final ExecutorService work = Executors.newVirtualThreadPerTaskExecutor();
+    /** {@code tls: {cert, key}} files as last read, shared by the names that use the same pair. */
+    private final CertificatePairs pairs = new CertificatePairs();
     private volatile Map<String, ManagedName> names = Map.of();
     private LocalCa localCa;
     private AcmeIssuer acme;
@@ -230,8 +232,8 @@ public final class CertManager implements CertificateSource, AutoCloseable {
     private void begin(ManagedName m) {
         if (m.issuer == null) {
             m.certModified = -2;
-            CertificateFiles.reload(m);
-            m.next = timer.scheduleWithFixedDelay(() -> work.submit(safely(m, () -> CertificateFiles.reload(m))),
+            CertificateFiles.reload(m, pairs);
+            m.next = timer.scheduleWithFixedDelay(() -> work.submit(safely(m, () -> CertificateFiles.reload(m, pairs))),
                     filePoll.toMillis(), filePoll.toMillis(), TimeUnit.MILLISECONDS);
             return;
         }

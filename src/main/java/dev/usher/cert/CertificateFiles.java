@@ -21,8 +21,11 @@ final class CertificateFiles {
     private CertificateFiles() {
     }
 
-    /** Looks at {@code m}'s files and puts a changed, valid pair in service. Never throws. */
-    static void reload(ManagedName m) {
+    /**
+     * Looks at {@code m}'s files and puts a changed, valid pair in service (read through {@code pairs}, which
+     * names sharing the files share). Never throws.
+     */
+    static void reload(ManagedName m, CertificatePairs pairs) {
         Path certFile = m.policy.cert();
         Path keyFile = m.policy.key();
         long certModified;
@@ -48,7 +51,7 @@ final class CertificateFiles {
             if (Files.size(certFile) > MAX_SIZE || Files.size(keyFile) > MAX_SIZE) {
                 throw new IOException("a file is over 1 MiB: not a certificate or key");
             }
-            CertifiedKey cert = Pem.readCertifiedKey(certFile, keyFile);
+            CertifiedKey cert = pairs.read(certFile, keyFile, certModified, keyModified);
             m.current = cert;
             m.currentSince = java.time.Instant.now();
             LOG.log(Level.INFO, "{0}: certificate loaded from {1} (sha256 {2}…, valid until {3})", m.name, certFile,
