@@ -5,7 +5,6 @@ import io.netty.handler.codec.http3.Http3;
 import io.netty.handler.codec.quic.QuicSslContext;
 import io.netty.handler.codec.quic.QuicSslContextBuilder;
 import io.netty.util.Mapping;
-import java.security.cert.X509Certificate;
 import java.util.Locale;
 import javax.net.ssl.SSLException;
 
@@ -35,7 +34,9 @@ public final class QuicContexts implements Mapping<String, QuicSslContext> {
 
     /** The context the QUIC codec starts every handshake with; it defers to {@link #map} once the SNI is known. */
     public QuicSslContext sniContext() {
-        return QuicSslContextBuilder.buildForServerWithSni(this);
+        // QuicSslContextBuilder.buildForServerWithSni, without its default trust anchors (see ServerKeys)
+        return QuicSslContextBuilder.forServer(ServerKeys.NONE, null).sni(this)
+                .trustManager(ServerKeys.NO_TRUST_ANCHORS).build();
     }
 
     /** The context for {@code serverName}, or null (the handshake fails) when Usher has no certificate for it. */
@@ -59,7 +60,8 @@ public final class QuicContexts implements Mapping<String, QuicSslContext> {
     }
 
     private static QuicSslContext build(CertifiedKey key) {
-        return QuicSslContextBuilder.forServer(key.key(), null, key.chain().toArray(new X509Certificate[0]))
+        return QuicSslContextBuilder.forServer(ServerKeys.of(key), null)
+                .trustManager(ServerKeys.NO_TRUST_ANCHORS)
                 .applicationProtocols(Http3.supportedApplicationProtocols())
                 .earlyData(false)
                 .build();

@@ -43,7 +43,6 @@ public final class TlsContexts {
     private static final int SERVER_CONTEXTS = 4096;
     /** Challenge certificates live for minutes and are few at a time. */
     private static final int CHALLENGE_CONTEXTS = 64;
-    private static final X509Certificate[] NO_TRUST_ANCHORS = new X509Certificate[0];
 
     private final SslProvider provider;
     private final ContextCache servers;
@@ -115,7 +114,7 @@ public final class TlsContexts {
                 .keyStoreType("JKS")
                 // No client certificates are asked for, so no trust anchors are needed: the default would load
                 // and parse the JDK's whole cacerts file for nothing, and list its CAs in the context.
-                .trustManager(NO_TRUST_ANCHORS)
+                .trustManager(ServerKeys.NO_TRUST_ANCHORS)
                 .sslProvider(provider)
                 .protocols(TLS_VERSIONS)
                 .ciphers(CIPHERS, SupportedCipherSuiteFilter.INSTANCE)
