@@ -1,5 +1,9 @@
 package dev.usher;
 
+import dev.usher.cert.CertStore;
+import dev.usher.cert.CertifiedKey;
+import dev.usher.cert.LocalCa;
+import dev.usher.cert.Pem;
 import dev.usher.config.ConfigLoader;
 import dev.usher.config.UsherConfig;
 import dev.usher.whoami.Whoami;
@@ -15,6 +19,15 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.netty.handler.codec.http2.Http2DataFrame;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2HeadersFrame;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -46,6 +59,8 @@ final class Training {
     private static final int REQUESTS = 3_000;
     private static final int TLS_CONNECTIONS = 20;
     private static final int REQUESTS_PER_TLS_CONNECTION = 50;
+    private static final int H2_CONNECTIONS = 5;
+    private static final int REQUESTS_PER_H2_CONNECTION = 50;
 
     private Training() {
     }
@@ -63,6 +78,9 @@ final class Training {
                       "http://*.localhost": {to: 127.0.0.1:%1$d, headers: {X-Trained: "yes"}, rate_limit: {requests: 100000, per: 1s}}
                       secure.test: {to: 127.0.0.1:%1$d, tls: %4$s}
                     """.formatted(backend.port(), data, https ? "\"127.0.0.1:0\"" : "off", https ? "internal" : "off");
+            if (https) {
+                yaml += certificateFilesSite(data, backend.port());
+            }
             UsherConfig config = ConfigLoader.parse(yaml, "<training>");
             Usher usher = Usher.start(config, 1);
             try {
@@ -72,6 +90,7 @@ final class Training {
                 notFound(port);
                 if (https) {
                     exerciseTls(usher, "secure.test");
+                    exerciseH2(usher, "files.test");
                 }
             } finally {
                 usher.close();
@@ -108,6 +127,88 @@ final class Training {
             } finally {
                 channel.close().sync();
             }
+        }
+    }
+
+    /**
+     * A site served from {@code tls: {cert, key}} files (a local-CA certificate written as PEM), so that reading and
+     * checking such files is trained as well.
+     */
+    private static String certificateFilesSite(Path data, int backendPort) throws Exception {
+        CertifiedKey issued = LocalCa.open(new CertStore(data.resolve("files-ca"))).issue("files.test");
+        Path cert = data.resolve("files.crt");
+        Path key = data.resolve("files.key");
+        Files.writeString(cert, Pem.certificates(issued.chain()));
+        Files.writeString(key, Pem.privateKey(issued.key()));
+        return "  files.test: {to: 127.0.0.1:%d, tls: {cert: \"%s\", key: \"%s\"}}\n".formatted(backendPort, cert, key);
+    }
+
+    /**
+     * HTTP/2 over TLS (ALPN h2), as browsers and curl ask for HTTPS: a few connections, one stream after another on
+     * each, so the HTTP/2 classes are in the cache too.
+     */
+    private static void exerciseH2(Usher usher, String host) throws Exception {
+        SslContext tls = SslContextBuilder.forClient()
+                .sslProvider(OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK)
+                .trustManager(InsecureTrustManagerFactory.INSTANCE) // the certificate this run's own CA just made
+                .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
+                        ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                        ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, "h2"))
+                .build();
+        int port = usher.httpsAddress().getPort();
+        for (int c = 0; c < H2_CONNECTIONS; c++) {
+            Channel channel = new Bootstrap().group(usher.loops).channel(usher.transport.socketChannel())
+                    .handler(new ChannelInitializer<>() {
+                        @Override
+                        protected void initChannel(Channel ch) {
+                            ch.pipeline().addLast(tls.newHandler(ch.alloc(), host, port),
+                                    Http2FrameCodecBuilder.forClient().build(),
+                                    new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()));
+                        }
+                    })
+                    .connect("127.0.0.1", port).sync().channel();
+            try {
+                for (int r = 0; r < REQUESTS_PER_H2_CONNECTION; r++) {
+                    CompletableFuture<Void> done = new CompletableFuture<>();
+                    Http2StreamChannel stream = new Http2StreamChannelBootstrap(channel)
+                            .handler(new StreamAnswer(done)).open().sync().getNow();
+                    stream.writeAndFlush(new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().method("GET")
+                            .scheme("https").authority(host).path("/train").add("accept-encoding", "gzip"), true));
+                    done.get(10, TimeUnit.SECONDS);
+                }
+            } finally {
+                channel.close().sync();
+            }
+        }
+    }
+
+    /** Completes when the answer on one HTTP/2 stream has ended. */
+    private static final class StreamAnswer extends ChannelInboundHandlerAdapter {
+        private final CompletableFuture<Void> done;
+
+        StreamAnswer(CompletableFuture<Void> done) {
+            this.done = done;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            boolean end = msg instanceof Http2HeadersFrame headers && headers.isEndStream()
+                    || msg instanceof Http2DataFrame data && data.isEndStream();
+            ReferenceCountUtil.release(msg);
+            if (end) {
+                done.complete(null);
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            done.completeExceptionally(new IOException("stream closed during training"));
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            done.completeExceptionally(cause);
+            ctx.close();
         }
     }
 
