@@ -13,9 +13,17 @@ import java.security.SecureRandom;
 import java.security.Signature;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
+import org.bouncycastle.asn1.ASN1BitString;
+import org.bouncycastle.asn1.DERNull;
+import org.bouncycastle.asn1.pkcs.PKCSObjectIdentifiers;
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
+import org.bouncycastle.asn1.pkcs.RSAPrivateKey;
+import org.bouncycastle.asn1.pkcs.RSAPublicKey;
+import org.bouncycastle.asn1.x509.AlgorithmIdentifier;
+import org.bouncycastle.asn1.x9.X9ObjectIdentifiers;
 import org.bouncycastle.asn1.x509.SubjectPublicKeyInfo;
 import org.bouncycastle.cert.X509CertificateHolder;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
@@ -68,8 +76,15 @@ public final class Pem {
      */
     public static CertifiedKey readCertifiedKey(Path certFile, Path keyFile) throws IOException {
         List<X509Certificate> chain = readCertificates(certFile);
-        PrivateKey key = readPrivateKey(keyFile);
-        if (!matches(key, chain.get(0).getPublicKey())) {
+        KeyHalves halves = readKeyHalves(keyFile);
+        PrivateKey key = halves.privateKey();
+        PublicKey leaf = chain.get(0).getPublicKey();
+        // The public key the key file carries (openssl writes it into EC and RSA keys) is compared first: signing
+        // and verifying costs a tenth of a second on a cold start. Without one, or when its encoding differs, the
+        // signature decides, so a pair is never refused on the comparison alone.
+        boolean belongs = halves.carried() != null && Arrays.equals(halves.carried().getEncoded(), leaf.getEncoded())
+                || matches(key, leaf);
+        if (!belongs) {
             throw new PemException(keyFile, "this private key does not belong to the first certificate in "
                     + certFile + " (" + chain.get(0).getSubjectX500Principal().getName() + ")");
         }
@@ -149,9 +164,29 @@ public final class Pem {
     }
 
     private static KeyPair readKeyPair(Path file, boolean needPublic) throws IOException {
+        KeyHalves halves = readKeyHalves(file);
+        PrivateKey priv = halves.privateKey();
+        PublicKey pub = halves.publicKey();
+        if (needPublic && (pub == null || !matches(priv, pub))) {
+            throw new PemException(file, pub == null ? "no public key beside the private key"
+                    : "the public key does not belong to the private key");
+        }
+        return new KeyPair(pub, priv);
+    }
+
+    /**
+     * What a key file holds: its first private key (never null), the public key beside it (a {@code PUBLIC KEY}
+     * block, or the one in a SEC1/PKCS#1 key; else null) and the public key inside the private key's own structure
+     * (SEC1/PKCS#1, or PKCS#8 EC, RSA or v2; null when there is none), unchecked.
+     */
+    private record KeyHalves(PrivateKey privateKey, PublicKey publicKey, SubjectPublicKeyInfo carried) {
+    }
+
+    private static KeyHalves readKeyHalves(Path file) throws IOException {
         JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
         PrivateKey priv = null;
         PublicKey pub = null;
+        SubjectPublicKeyInfo carried = null;
         try {
             for (Object o : parse(file)) {
                 if (o instanceof PEMEncryptedKeyPair || o instanceof PKCS8EncryptedPrivateKeyInfo) {
@@ -159,13 +194,15 @@ public final class Pem {
                             + "(openssl pkey -in FILE -out PLAIN)");
                 } else if (o instanceof PrivateKeyInfo info && priv == null) {
                     priv = jdkPrivateKey(info, converter);
+                    carried = publicKeyInside(info);
                 } else if (o instanceof PEMKeyPair pair && priv == null) {
                     priv = jdkPrivateKey(pair.getPrivateKeyInfo(), converter);
                     if (pair.getPublicKeyInfo() != null) {
                         pub = jdkPublicKey(pair.getPublicKeyInfo(), converter);
+                        carried = pair.getPublicKeyInfo();
                     }
                 } else if (o instanceof SubjectPublicKeyInfo info && pub == null) {
-                    pub = jdkPublicKey(info, converter);
+                    pub = jdkPublicKey(info, converter); // a block of its own: not trusted as the key's half
                 }
             }
         } catch (org.bouncycastle.openssl.PEMException | RuntimeException e) {
@@ -174,11 +211,33 @@ public final class Pem {
         if (priv == null) {
             throw new PemException(file, "no private key found (expected a -----BEGIN PRIVATE KEY----- block)");
         }
-        if (needPublic && (pub == null || !matches(priv, pub))) {
-            throw new PemException(file, pub == null ? "no public key beside the private key"
-                    : "the public key does not belong to the private key");
+        return new KeyHalves(priv, pub, carried);
+    }
+
+    /**
+     * The public key inside a PKCS#8 private key: the optional one of PKCS#8 v2 (Ed25519), of an EC key's SEC1
+     * structure, or an RSA key's modulus and exponent; null when it holds none (the JDK writes EC keys without).
+     */
+    private static SubjectPublicKeyInfo publicKeyInside(PrivateKeyInfo info) {
+        try {
+            AlgorithmIdentifier algorithm = info.getPrivateKeyAlgorithm();
+            if (info.getPublicKeyData() != null) {
+                return new SubjectPublicKeyInfo(algorithm, info.getPublicKeyData().getBytes());
+            }
+            if (X9ObjectIdentifiers.id_ecPublicKey.equals(algorithm.getAlgorithm())) {
+                ASN1BitString point = org.bouncycastle.asn1.sec.ECPrivateKey.getInstance(info.parsePrivateKey())
+                        .getPublicKey();
+                return point == null ? null : new SubjectPublicKeyInfo(algorithm, point.getBytes());
+            }
+            if (PKCSObjectIdentifiers.rsaEncryption.equals(algorithm.getAlgorithm())) {
+                RSAPrivateKey rsa = RSAPrivateKey.getInstance(info.parsePrivateKey());
+                return new SubjectPublicKeyInfo(new AlgorithmIdentifier(PKCSObjectIdentifiers.rsaEncryption,
+                        DERNull.INSTANCE), new RSAPublicKey(rsa.getModulus(), rsa.getPublicExponent()));
+            }
+            return null;
+        } catch (IOException | RuntimeException e) {
+            return null; // nothing usable to compare: the signature check decides
         }
-        return new KeyPair(pub, priv);
     }
 
     /**

@@ -89,6 +89,25 @@ class PemTest {
                 .hasMessageContaining("a.crt");
     }
 
+    /** openssl's keys carry their public half, which is compared first: another certificate's key is still refused. */
+    @ParameterizedTest
+    @ValueSource(strings = {"EC", "RSA"})
+    void refusesAnOpensslKeyOfAnotherCertificate(String algorithm) throws Exception {
+        assumeTrue(Files.isExecutable(OPENSSL), "needs openssl");
+        String option = algorithm.equals("EC") ? "ec_paramgen_curve:P-256" : "rsa_keygen_bits:2048";
+        Path keyA = tmp.resolve("a.key");
+        Path keyB = tmp.resolve("b.key");
+        Path certA = tmp.resolve("a.crt");
+        openssl("genpkey", "-algorithm", algorithm, "-pkeyopt", option, "-out", keyA);
+        openssl("genpkey", "-algorithm", algorithm, "-pkeyopt", option, "-out", keyB);
+        openssl("req", "-x509", "-new", "-key", keyA, "-subj", "/CN=a.example.com", "-days", "2", "-out", certA);
+
+        assertThat(Pem.readCertifiedKey(certA, keyA).leaf().getSubjectX500Principal().getName())
+                .isEqualTo("CN=a.example.com");
+        assertThatThrownBy(() -> Pem.readCertifiedKey(certA, keyB)).isInstanceOf(PemException.class)
+                .hasMessageContaining("does not belong");
+    }
+
     @Test
     void matchesEcKeysThatBouncyCastleNamesEcdsa() throws Exception {
         LocalCa ca = LocalCa.open(new CertStore(tmp.resolve("data")));
