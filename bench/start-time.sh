@@ -6,6 +6,7 @@
 #   --tls   the bench's HTTPS config: 20 sites with tls: {cert, key} files, one shared self-signed P-256
 #           certificate; the first 200 is an HTTPS request (curl -k with SNI), as bench/run.sh --tls does
 #   --runs  starts per DIR (default 5); the DIRs take turns, so a busy spell hurts each of them alike
+#   --threads  also print the CPU time of each JVM thread at the first 200 (JIT compilers, GC, main, loops)
 #   --port-base P   ports P+1..P+20 (nginx backends), P+80 (HTTP), P+443 (HTTPS), P+90 (admin) (default 17000)
 # Each start: the JVM alone in a fresh cgroup (cpu quota 100000/100000 = one CPU, 2 GiB), pinned to CPU 1; nginx
 # and curl on CPU 0; the jar and AOT cache pre-read; curl polls every 5 ms until 200. Prints one line per start and,
@@ -14,19 +15,20 @@
 # Needs root (cgroup v1 writes), nginx, curl, openssl, taskset.
 set -u -o pipefail
 
-TLS=0 RUNS=5 BASE=17000 KEEP=0 DIRS=()
+TLS=0 RUNS=5 BASE=17000 KEEP=0 THREADS=0 DIRS=()
 while [ $# -gt 0 ]; do
   case $1 in
     --tls) TLS=1 ;;
     --runs) RUNS=$2; shift ;;
     --port-base) BASE=$2; shift ;;
     --keep) KEEP=1 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    --threads) THREADS=1 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) DIRS+=("$1") ;;
   esac
   shift
 done
-[ ${#DIRS[@]} -gt 0 ] || { sed -n '2,14p' "$0" >&2; exit 2; }
+[ ${#DIRS[@]} -gt 0 ] || { sed -n '2,15p' "$0" >&2; exit 2; }
 die() { echo "start-time.sh: $*" >&2; exit 2; }
 now_us() { echo "${EPOCHREALTIME/./}"; }
 median() { sort -g | awk '{a[NR]=$1} END{if(NR%2){print a[(NR+1)/2]} else {print (a[NR/2]+a[NR/2+1])/2}}'; }
@@ -125,6 +127,13 @@ for run in $(seq 1 "$RUNS"); do
       if [ "$(req)" = 200 ]; then
         ready=$(awk -v d=$(($(now_us) - t0)) 'BEGIN{printf "%.3f", d/1e6}')
         cpu=$(awk -v u=$(($(cat "$ACCTCG/$CG/cpuacct.usage") - u0)) 'BEGIN{printf "%.3f", u/1e9}')
+        if [ $THREADS = 1 ]; then
+          for p in $(cat "$MEMCG/$CG/cgroup.procs"); do
+            for t in /proc/"$p"/task/*; do
+              printf '  %s %s ms\n' "$(tr ' ' _ <"$t/comm")" "$(awk -v hz="$(getconf CLK_TCK)" '{print ($14+$15)*1000/hz}' "$t/stat")"
+            done
+          done | sort -k2 -n -r | awk '$2 > 0'
+        fi
         break
       fi
       [ $(($(now_us) - t0)) -gt 30000000 ] && break
