@@ -7,6 +7,7 @@
 #           certificate; the first 200 is an HTTPS request (curl -k with SNI), as bench/run.sh --tls does
 #   --runs  starts per DIR (default 5); the DIRs take turns, so a busy spell hurts each of them alike
 #   --threads  also print the CPU time of each JVM thread at the first 200 (JIT compilers, GC, main, loops)
+#   --idle S   after the first 200, S seconds of quiet, then the cgroup's total_rss (anonymous memory)
 #   --port-base P   ports P+1..P+20 (nginx backends), P+80 (HTTP), P+443 (HTTPS), P+90 (admin) (default 17000)
 # Each start: the JVM alone in a fresh cgroup (cpu quota 100000/100000 = one CPU, 2 GiB), pinned to CPU 1; nginx
 # and curl on CPU 0; the jar and AOT cache pre-read; curl polls every 5 ms until 200. Prints one line per start and,
@@ -15,7 +16,7 @@
 # Needs root (cgroup v1 writes), nginx, curl, openssl, taskset.
 set -u -o pipefail
 
-TLS=0 RUNS=5 BASE=17000 KEEP=0 THREADS=0 DIRS=()
+TLS=0 RUNS=5 BASE=17000 KEEP=0 THREADS=0 IDLE=0 DIRS=()
 while [ $# -gt 0 ]; do
   case $1 in
     --tls) TLS=1 ;;
@@ -23,12 +24,13 @@ while [ $# -gt 0 ]; do
     --port-base) BASE=$2; shift ;;
     --keep) KEEP=1 ;;
     --threads) THREADS=1 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    --idle) IDLE=$2; shift ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) DIRS+=("$1") ;;
   esac
   shift
 done
-[ ${#DIRS[@]} -gt 0 ] || { sed -n '2,15p' "$0" >&2; exit 2; }
+[ ${#DIRS[@]} -gt 0 ] || { sed -n '2,16p' "$0" >&2; exit 2; }
 die() { echo "start-time.sh: $*" >&2; exit 2; }
 now_us() { echo "${EPOCHREALTIME/./}"; }
 median() { sort -g | awk '{a[NR]=$1} END{if(NR%2){print a[(NR+1)/2]} else {print (a[NR/2]+a[NR/2+1])/2}}'; }
@@ -139,12 +141,17 @@ for run in $(seq 1 "$RUNS"); do
       [ $(($(now_us) - t0)) -gt 30000000 ] && break
       sleep 0.005
     done
+    idle=
+    if [ -n "$ready" ] && [ "$IDLE" != 0 ]; then
+      sleep "$IDLE"
+      idle=$(awk '$1 == "total_rss" {printf ", idle total_rss %.1f MiB", $2 / 1048576}' "$MEMCG/$CG/memory.stat")
+    fi
     # the subshell's child is the JVM (the launcher execs java)
     for p in $(cat "$MEMCG/$CG/cgroup.procs"); do kill -TERM "$p"; done
     wait "$PROXY_PID" 2>/dev/null; PROXY_PID=
     for _ in $(seq 1 200); do [ -s "$MEMCG/$CG/cgroup.procs" ] || break; sleep 0.05; done
     [ -n "$ready" ] || { tail -20 "$slot/log" >&2; die "$label: no 200"; }
-    echo "$label run $run: ${ready} s (CPU ${cpu} s)"
+    echo "$label run $run: ${ready} s (CPU ${cpu} s)$idle"
     TIMES[$d]="${TIMES[$d]:-} $ready" CPUS[$d]="${CPUS[$d]:-} $cpu"
   done
 done
