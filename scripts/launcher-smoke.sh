@@ -185,13 +185,15 @@ expected_args="[--enable-native-access=ALL-UNNAMED] [-XX:+UseSerialGC] [-Xss256k
 expected_args+=" [-Xms8m] [-Xmx128m] [-XX:MaxMetaspaceSize=96m] [-XX:ReservedCodeCacheSize=32m]"
 expected_args+=" [-XX:MaxDirectMemorySize=128m] [-Dio.netty.allocator.type=unpooled] [-XX:-UsePerfData]"
 expected_args+=" [-XX:MinHeapFreeRatio=10] [-XX:MaxHeapFreeRatio=30] [-XX:+UnlockDiagnosticVMOptions]"
-expected_args+=" [-XX:ArchiveRelocationMode=0] [-XX:TrimNativeHeapInterval=5000] [-Xmx64m] [-Dsmoke=1] [-jar] [$copy/target/usher.jar] [version] [two words]"
+expected_args+=" [-XX:ArchiveRelocationMode=0] [-XX:TrimNativeHeapInterval=5000] [--sun-misc-unsafe-memory-access=allow]"
+expected_args+=" [-Xmx64m] [-Dsmoke=1] [-jar] [$copy/target/usher.jar] [version] [two words]"
 check "picks the newest major (25 in the search path over JAVA_HOME's 21 and PATH's 17); JVM flags; USHER_JAVA_OPTS last" \
     eval 'rc_is 0 && [[ $out == "FAKEJAVA 25.0.1 $expected_args" ]]'
 
 run "${fake_env[@]}" JAVA_HOME="$tmp/home-21" USHER_JDK_SEARCH_PATH="$tmp/jvms-old" "$cusher" version
-check "JDK 21 only: runs it, without -XX:TrimNativeHeapInterval" \
-    eval 'rc_is 0 && contains "$out" "FAKEJAVA 21.0.5 " && ! contains "$out" TrimNativeHeapInterval'
+check "JDK 21 only: runs it, without -XX:TrimNativeHeapInterval and --sun-misc-unsafe-memory-access" \
+    eval 'rc_is 0 && contains "$out" "FAKEJAVA 21.0.5 " && ! contains "$out" TrimNativeHeapInterval &&
+        ! contains "$out" sun-misc-unsafe-memory-access'
 
 run "${fake_env[@]}" JAVA_HOME="$tmp/home-25" "$cusher" version
 check "a tie on the major goes to JAVA_HOME" eval 'rc_is 0 && contains "$out" "FAKEJAVA 25.0.3 "'
@@ -225,6 +227,14 @@ if [[ -f $copy/src/main/java/dev/usher/Main.java ]]; then
 
         run -u USHER_JAVA_OPTS "$cusher" version
         check "... and the next run does not build again" eval 'rc_is 0 && ! contains "$err" "building usher.jar…"'
+
+        if command -v unzip >/dev/null 2>&1; then
+            run USHER_JAVA_OPTS=-XshowSettings:properties "$cusher" version
+            check "with unzip: the native libraries are extracted once per jar into target/native, and looked up there" \
+                eval 'rc_is 0 && [[ -f $copy/target/native/stamp ]] &&
+                    compgen -G "$copy/target/native/libnetty_transport_native_epoll_*.so" >/dev/null &&
+                    contains "$err" "java.library.path = $copy/target/native"'
+        fi
 
         if ((USHER_JDK_MAJOR >= 25)); then
             check "on JDK 25+, the first run after a build records an AOT cache from a training run" \
