@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/warmup.sh — how fast a freshly started Usher reaches its steady plain-HTTP/1.1 throughput on one CPU.
 #
-#   bench/warmup.sh [--windows N] [--window S] [--port P] [--label L]     (as root, from the repository root)
+#   bench/warmup.sh [--windows N] [--window S] [--port P] [--label L] [--h2]   (as root, from the repository root)
 #   USHER_JAVA_OPTS="-XX:CICompilerCount=2" bench/warmup.sh ...            (JVM flags under test; see ./usher)
 #   WARMUP_LAUNCHER=./usher-old bench/warmup.sh ...                        (another launcher, e.g. an older copy)
 #
@@ -12,14 +12,16 @@
 # (utime+stime from /proc/PID/task/*/stat; on a busy machine the CPU figures hold better than req/s) and the requests
 # served so far: requests against cpu_s is the warm-up a quiet 1-CPU box would see. At the end the
 # cgroup's total_rss after 10 s of quiet. Ports P (Usher) and P+1 (backend). One line per window on stdout.
+# --h2: HTTP/2 over TLS instead (a self-signed P-256 certificate, `h2load -D S -c10 -m10 -t1`, as bench.sh's h2 pass).
 set -euo pipefail
-windows=10 window=2 port=18500 label=run
+windows=10 window=2 port=18500 label=run h2=0
 while (($#)); do
     case $1 in
     --windows) windows=$2; shift 2 ;;
     --window) window=$2; shift 2 ;;
     --port) port=$2; shift 2 ;;
     --label) label=$2; shift 2 ;;
+    --h2) h2=1; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -49,8 +51,17 @@ http { access_log off; server_tokens off; keepalive_timeout 75s; keepalive_reque
 EOF
 taskset -c 0 nginx -p "$work" -e "$work/error.log" -c "$work/nginx.conf" &
 pids+=($!)
-printf 'listen: {http: "127.0.0.1:%d"}\ndata: %s/data\nadmin: off\nsites:\n  http://whoami01.bench.test: "127.0.0.1:%d"\n' \
-    "$port" "$work" "$bport" >"$work/usher.yaml"
+if ((h2)); then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" \
+        -days 2 -subj /CN=whoami01.bench.test -addext subjectAltName=DNS:whoami01.bench.test >/dev/null 2>&1
+    printf 'listen: {http: "127.0.0.1:%d", https: "127.0.0.1:%d"}\ndata: %s/data\nadmin: off\nsites:\n  whoami01.bench.test: {to: "127.0.0.1:%d", tls: {cert: "%s", key: "%s"}}\n' \
+        "$((port + 2))" "$port" "$work" "$bport" "$work/cert.pem" "$work/key.pem" >"$work/usher.yaml"
+    url=https://whoami01.bench.test:$port/
+else
+    printf 'listen: {http: "127.0.0.1:%d"}\ndata: %s/data\nadmin: off\nsites:\n  http://whoami01.bench.test: "127.0.0.1:%d"\n' \
+        "$port" "$work" "$bport" >"$work/usher.yaml"
+    url=http://whoami01.bench.test:$port/
+fi
 
 launcher=${WARMUP_LAUNCHER:-./usher}
 "$launcher" version >/dev/null # builds the jar and the AOT cache outside the measurement
@@ -64,7 +75,7 @@ taskset -c 1 sh -c 'echo $$ >"$1/cgroup.procs"; echo $$ >"$2/cgroup.procs"; shif
     >"$work/usher.out" 2>&1 &
 jvm=$!
 pids+=("$jvm")
-until [[ $(curl -s -o /dev/null -w '%{http_code}' -H 'Host: whoami01.bench.test' "http://127.0.0.1:$port/" 2>/dev/null) == 200 ]]; do
+until [[ $(curl -sk -o /dev/null -w '%{http_code}' --resolve "whoami01.bench.test:$port:127.0.0.1" "$url" 2>/dev/null) == 200 ]]; do
     kill -0 "$jvm" 2>/dev/null || { cat "$work/usher.out" >&2; exit 1; }
     sleep 0.02
 done
@@ -82,16 +93,24 @@ cpu_ticks() {
     done
     echo "$jit $other"
 }
-printf '# %s: start to first 200 %.2f s; %d windows of wrk -t1 -c50 -d%ss\n' "$label" "$(echo "$first - $start" | bc)" "$windows" "$window"
+load=(wrk -t1 -c50); ((h2)) && load=(h2load -c10 -m10 -t1)
+printf '# %s: start to first 200 %.2f s; %d windows of %s -d%ss\n' "$label" "$(echo "$first - $start" | bc)" "$windows" "${load[*]}" "$window"
 printf '%-8s %6s %9s %9s %9s %9s %8s %9s\n' label window req_s us_req us_req_jit us_total cpu_s requests
 cum=0 cumreqs=0
 read -r j0 o0 < <(cpu_ticks "$jvm")
 for ((w = 1; w <= windows; w++)); do
-    out=$(taskset -c 0 wrk -t1 -c50 -d"${window}s" -H 'Host: whoami01.bench.test' "http://127.0.0.1:$port/" 2>&1)
+    if ((h2)); then
+        out=$(taskset -c 0 h2load -D "$window" -c10 -m10 -t1 --connect-to "127.0.0.1:$port" "$url" 2>&1)
+        reqs=$(awk '/^requests:/ {print $8}' <<<"$out")
+        rps=$(awk '/^finished in/ {print $4}' <<<"$out")
+        non2xx=$(awk '/^status codes:/ {n = $5 + $7 + $9; if (n) print n}' <<<"$out")
+    else
+        out=$(taskset -c 0 wrk -t1 -c50 -d"${window}s" -H 'Host: whoami01.bench.test' "http://127.0.0.1:$port/" 2>&1)
+        reqs=$(awk '/requests in/ {print $1}' <<<"$out")
+        rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+        non2xx=$(awk '/Non-2xx/ {print $NF}' <<<"$out")
+    fi
     read -r j1 o1 < <(cpu_ticks "$jvm")
-    reqs=$(awk '/requests in/ {print $1}' <<<"$out")
-    rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
-    non2xx=$(awk '/Non-2xx/ {print $NF}' <<<"$out")
     [[ -z $non2xx ]] || echo "# window $w: non-2xx $non2xx" >&2
     cum=$((cum + o1 - o0 + j1 - j0)) cumreqs=$((cumreqs + reqs))
     awk -v l="$label" -v w="$w" -v r="$rps" -v n="$reqs" -v o=$((o1 - o0)) -v j=$((j1 - j0)) -v c="$cum" -v cr="$cumreqs" -v hz="$tick" \
