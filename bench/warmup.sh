@@ -100,7 +100,7 @@ cum=0 cumreqs=0
 read -r j0 o0 < <(cpu_ticks "$jvm")
 for ((w = 1; w <= windows; w++)); do
     if ((h2)); then
-        out=$(taskset -c 0 h2load -D "$window" -c10 -m10 -t1 --connect-to "127.0.0.1:$port" "$url" 2>&1)
+        out=$(timeout $((window + 20)) taskset -c 0 h2load -D "$window" -c10 -m10 -t1 --connect-to "127.0.0.1:$port" "$url" 2>&1)
         reqs=$(awk '/^requests:/ {print $8}' <<<"$out")
         rps=$(awk '/^finished in/ {print $4}' <<<"$out")
         non2xx=$(awk '/^status codes:/ {n = $5 + $7 + $9; if (n) print n}' <<<"$out")
