@@ -12,17 +12,18 @@
 # `tls: {cert, key}` files, one shared self-signed P-256 certificate. To reproduce bench/bench.sh --quick's figures:
 # --cpu1 (pinned to CPU 1 with a 1-CPU quota, as bench/run.sh runs the proxy) and its sampling time, --quiet 6
 # (hey pass: median of 5 samples over 10 s), --quiet 3 (wrk pass) or --quiet 2 (TLS passes). --timeline prints
-# anon once a second through the quiet window.
+# anon once a second through the quiet window; --warmup S runs wrk for S s before the measured 10 s.
 # Ports: 18680 (HTTP), 18643 (HTTPS), 18681 (admin), nginx 18690; --ports BASE uses BASE+0/+1/+2/+10 instead.
 # USHER_JAVA_OPTS, USHER_AOT and USHER_AOT_TRAINING pass through to the launcher. Prints one RESULT line.
 set -euo pipefail
-load='' quiet=30 cpu1='' base='' timeline=''
+load='' quiet=30 cpu1='' base='' timeline='' warmup=0
 while [[ ${1-} == --* ]]; do
     case $1 in
         --load) load=1 ;;
         --quiet) quiet=$2; shift ;;
         --cpu1) cpu1=1 ;;
         --timeline) timeline=1 ;;
+        --warmup) warmup=$2; shift ;;
         --ports) base=$2; shift ;;
         *) echo "footprint.sh: unknown option $1" >&2; exit 2 ;;
     esac
@@ -132,6 +133,9 @@ fi
 idle=$(anon)
 after=- rps=- cpu=-
 if [[ -n $load ]]; then
+    if ((warmup > 0)); then # JIT warm-up outside the measured run
+        "${wrk_cmd[@]/-d10s/-d${warmup}s}" >"$work/$label.warmup" 2>&1
+    fi
     c0=$(cpu_ticks)
     "${wrk_cmd[@]}" >"$work/$label.wrk" 2>&1
     c1=$(cpu_ticks)
