@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/footprint.sh [--load] [--quiet S] [--cpu1] [--ports BASE] LABEL plain|https|https-files — Usher's memory
+# bench/footprint.sh [--load] [--warmup S] [--quiet S] [--timeline] [--cpu1] [--ports BASE] LABEL plain|https|https-files — Usher's memory
 # footprint, the way BENCHMARKS.md's "Footprint, 2026-11-30" passes measured it (run as root from the repository
 # root; cgroup v1 memory).
 #
@@ -14,7 +14,7 @@
 # (hey pass: median of 5 samples over 10 s), --quiet 3 (wrk pass) or --quiet 2 (TLS passes). --timeline prints
 # anon once a second through the quiet window; --warmup S runs wrk for S s before the measured 10 s.
 # Ports: 18680 (HTTP), 18643 (HTTPS), 18681 (admin), nginx 18690; --ports BASE uses BASE+0/+1/+2/+10 instead.
-# USHER_JAVA_OPTS, USHER_AOT and USHER_AOT_TRAINING pass through to the launcher. Prints one RESULT line.
+# USHER_JAVA_OPTS, USHER_AOT, USHER_AOT_TRAINING and USHER_AOT_LINK pass through to the launcher. Prints one RESULT line.
 set -euo pipefail
 load='' quiet=30 cpu1='' base='' timeline='' warmup=0
 while [[ ${1-} == --* ]]; do
