@@ -247,6 +247,9 @@ if [[ -f $copy/src/main/java/dev/usher/Main.java ]]; then
             check "USHER_AOT_TRAINING=plain records a new cache without the HTTPS classes (smaller), and it is used" \
                 eval 'rc_is 0 && [[ $(<"$copy/target/usher.aot.stamp") == *" plain" ]] &&
                     (($(stat -c %s "$copy/target/usher.aot") < https_aot_size))'
+            RUN_LIMIT=600 run USHER_AOT_LINK=0 USHER_JAVA_OPTS='-XX:AOTMode=on -Xlog:aot=info' "$cusher" version
+            check "USHER_AOT_LINK=0 records a new cache without AOT-linked classes, and it is used" \
+                eval 'rc_is 0 && contains "$out" "Using AOT-linked classes: false" && contains "$out" "usher "'
         fi
 
         printf '\nthis is not Java\n' >>"$copy/src/main/java/dev/usher/Main.java"
