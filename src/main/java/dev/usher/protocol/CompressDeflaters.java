@@ -1,0 +1,54 @@
+package dev.usher.protocol;
+
+import java.util.ArrayDeque;
+import java.util.zip.Deflater;
+
+/**
+ * Lends raw-deflate {@link Deflater}s to gzip response streams and takes them back for the next response. A new
+ * Deflater costs a native allocation of about 260 KiB (window, hash chains, pending buffer) and its release; a small
+ * answer compresses in about the time that takes, so reusing one after {@link Deflater#reset} saves most of it. At
+ * most {@value #IDLE} wait between responses (about 520 KiB of native memory once compression was used); the rest
+ * are ended when given back.
+ *
+ * <p>Thread-safe: one instance serves every event loop (it lives in the listeners' shared {@link CompressBudget}).
+ */
+final class CompressDeflaters {
+    /** Enough for the one or two event loops of a small server; more only holds memory. */
+    static final int IDLE = 2;
+
+    private final int level;
+    private final ArrayDeque<Deflater> idle = new ArrayDeque<>(IDLE);
+
+    /** @param level the deflate level every lent Deflater compresses at */
+    CompressDeflaters(int level) {
+        this.level = level;
+    }
+
+    /** A Deflater ready for a new stream: a waiting one, else a new one. */
+    Deflater take() {
+        Deflater deflater;
+        synchronized (idle) {
+            deflater = idle.poll();
+        }
+        return deflater != null ? deflater : new Deflater(level, true);
+    }
+
+    /** Takes {@code deflater} back, whatever state its stream was left in; it must not be used by the caller again. */
+    void giveBack(Deflater deflater) {
+        deflater.reset();
+        synchronized (idle) {
+            if (idle.size() < IDLE) {
+                idle.push(deflater);
+                return;
+            }
+        }
+        deflater.end();
+    }
+
+    /** Deflaters waiting now, for tests. */
+    int idle() {
+        synchronized (idle) {
+            return idle.size();
+        }
+    }
+}
