@@ -25,6 +25,7 @@ final class CompressGzipEncoder extends MessageToByteEncoder<ByteBuf> {
     private static final byte[] HEADER = {0x1f, (byte) 0x8b, Deflater.DEFLATED, 0, 0, 0, 0, 0, 0, 0};
     /** CRC-32 and length of the input, little-endian. */
     private static final int TRAILER_LENGTH = 8;
+    private static final byte[] NO_INPUT = new byte[0];
 
     private final CompressDeflaters deflaters;
     private final CRC32 crc = new CRC32();
@@ -86,6 +87,7 @@ final class CompressGzipEncoder extends MessageToByteEncoder<ByteBuf> {
         crc.update(src.duplicate());
         deflater.setInput(src);
         drain(out, Deflater.SYNC_FLUSH);
+        deflater.setInput(NO_INPUT); // all consumed: hold no view of a buffer that is released after this
     }
 
     /** Collects the Deflater's output until the flush (or, after {@code finish()}, the stream) is complete. */
