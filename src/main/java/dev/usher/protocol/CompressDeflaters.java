@@ -5,10 +5,11 @@ import java.util.zip.Deflater;
 
 /**
  * Lends raw-deflate {@link Deflater}s to gzip response streams and takes them back for the next response. A new
- * Deflater costs a native allocation of about 260 KiB (window, hash chains, pending buffer) and its release; a small
- * answer compresses in about the time that takes, so reusing one after {@link Deflater#reset} saves most of it. At
- * most {@value #IDLE} wait between responses (about 520 KiB of native memory once compression was used); the rest
- * are ended when given back.
+ * Deflater allocates about 260 KiB of native memory (window, hash chains, pending buffer), zeroes its hash table and
+ * frees it all at the end; one reused after {@link Deflater#reset} skips the allocation and the release (the zeroing
+ * stays); with the copies {@link CompressGzipEncoder} avoids, about 1 µs of the 29 µs a 4 KiB page's compression
+ * took (BENCHMARKS.md, "HTTPS + gzip, CPU per request"). At most {@value #IDLE} wait between responses (about 105 KiB resident each after a small page, most of
+ * it the hash table); the rest are ended when given back.
  *
  * <p>Thread-safe: one instance serves every event loop (it lives in the listeners' shared {@link CompressBudget}).
  */

@@ -14,9 +14,9 @@ import java.util.zip.Deflater;
  * (a sync flush, so a slow stream reaches the client piece by piece), and the member is ended when the channel is
  * closed, which {@code HttpContentEncoder} does at the body's last piece.
  *
- * <p>Why not Netty's {@code JdkZlibEncoder}: it makes a new {@link Deflater} per response (a native allocation of
- * about 260 KiB and its release, as much CPU as compressing a small page) and copies every piece into a heap array
- * and the output into another one, which is copied once more to reach the socket or the TLS engine. Here the
+ * <p>Why not Netty's {@code JdkZlibEncoder}: it makes a new {@link Deflater} per response (about 260 KiB of native
+ * memory allocated and freed again) and copies every piece into a heap array and the output into another one, which
+ * is copied once more to reach the socket or the TLS engine. Here the
  * Deflater is borrowed from {@link CompressDeflaters} and given back at the end, and it reads and writes direct
  * memory in place. The bytes on the wire are the same: a 10-byte header, sync-flushed deflate blocks, the trailer.
  */
