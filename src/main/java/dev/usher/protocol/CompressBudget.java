@@ -18,6 +18,7 @@ public final class CompressBudget {
     static final int GZIP_STREAMS = 256;
 
     private final AtomicInteger zstd = new AtomicInteger();
+    private final CompressDeflaters deflaters = new CompressDeflaters(ResponseCompressor.GZIP_LEVEL);
     private final AtomicInteger gzip = new AtomicInteger();
 
     /** A budget with nothing taken yet. */
@@ -49,6 +50,11 @@ public final class CompressBudget {
                 }
             }
         };
+    }
+
+    /** The gzip streams' Deflaters, reused from one response to the next. */
+    CompressDeflaters deflaters() {
+        return deflaters;
     }
 
     /** Streams open now, for tests. */

@@ -5,9 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.handler.codec.compression.JdkZlibEncoder;
 import io.netty.handler.codec.compression.Zstd;
-import io.netty.handler.codec.compression.ZlibWrapper;
 import io.netty.handler.codec.http.HttpContentEncoder;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
@@ -195,11 +193,12 @@ public final class ResponseCompressor extends HttpContentEncoder {
                 .build());
     }
 
-    private static ChannelHandler newEncoder(String coding) {
+    private ChannelHandler newEncoder(String coding) {
         if (coding.equals(CompressAcceptEncoding.ZSTD)) {
             return new CompressZstdEncoder(ZSTD_LEVEL);
         }
-        // JDK zlib, windowBits 15 and memLevel 8 (its fixed values): no extra library, about 260 KiB per stream.
-        return new JdkZlibEncoder(ZlibWrapper.GZIP, GZIP_LEVEL);
+        // JDK zlib, windowBits 15 and memLevel 8 (its fixed values): no extra library, about 260 KiB per stream,
+        // reused from response to response.
+        return new CompressGzipEncoder(budget.deflaters());
     }
 }

@@ -437,6 +437,67 @@ class CompressHandlerTest {
         }
     }
 
+    // ------------------------------------------------------------------ gzip streams reuse their Deflater
+
+    @Test
+    void gzipResponsesReuseOneDeflaterAndEachIsAWholeMember() throws Exception {
+        CompressBudget budget = new CompressBudget();
+        Conn c = conn(new ResponseCompressor(false, budget));
+        Random random = new Random(21);
+        // Different bodies in different shapes: a stale dictionary, CRC or length from the previous one would show.
+        for (int i = 0; i < 4; i++) {
+            byte[] body = text(3000 + 7000 * i, random);
+            c.send(get("/" + i, "gzip"));
+            Response r = i % 2 == 0
+                    ? c.respondStreamed(head("text/plain", (long) body.length), body)
+                    : respondInOnePiece(c, body, i == 3);
+            assertThat(r.encoding()).isEqualTo("gzip");
+            assertThat(r.decoded()).as("response %d", i).isEqualTo(body);
+            assertThat(budget.deflaters().idle()).as("given back after response %d", i).isEqualTo(1);
+        }
+        c.send(get("/empty", "gzip"));
+        c.respond(head("text/plain", null), LastHttpContent.EMPTY_LAST_CONTENT);
+        Response empty = c.next();
+        assertThat(empty.encoding()).isEqualTo("gzip");
+        assertThat(empty.decoded()).isEmpty();
+        assertThat(budget.deflaters().idle()).isEqualTo(1);
+    }
+
+    private static Response respondInOnePiece(Conn c, byte[] body, boolean direct) {
+        ByteBuf buf = direct ? Unpooled.directBuffer(body.length).writeBytes(body) : Unpooled.wrappedBuffer(body);
+        c.respond(head("text/plain", (long) body.length), new DefaultLastHttpContent(buf));
+        return c.next();
+    }
+
+    @Test
+    void aGzipStreamCutShortGivesItsDeflaterBackForAFreshStream() throws Exception {
+        CompressBudget budget = new CompressBudget();
+        Conn cut = conn(new ResponseCompressor(false, budget));
+        cut.send(get("/", "gzip"));
+        cut.respond(head("text/plain", null), new DefaultHttpContent(Unpooled.wrappedBuffer(text(50_000,
+                new Random(5)))));
+        assertThat(budget.deflaters().idle()).as("lent while the body streams").isZero();
+        cut.server.close();
+        assertThat(budget.deflaters().idle()).isEqualTo(1);
+
+        Conn next = conn(new ResponseCompressor(false, budget));
+        byte[] body = text(20_000, new Random(6));
+        next.send(get("/", "gzip"));
+        Response r = next.respondStreamed(head("text/plain", (long) body.length), body);
+        assertThat(r.decoded()).isEqualTo(body);
+    }
+
+    @Test
+    void atMostAFewIdleDeflatersAreKept() {
+        CompressDeflaters deflaters = new CompressDeflaters(ResponseCompressor.GZIP_LEVEL);
+        List<java.util.zip.Deflater> lent = new ArrayList<>();
+        for (int i = 0; i < CompressDeflaters.IDLE + 3; i++) {
+            lent.add(deflaters.take());
+        }
+        lent.forEach(deflaters::giveBack);
+        assertThat(deflaters.idle()).isEqualTo(CompressDeflaters.IDLE);
+    }
+
     private void assertNoResponseOwed(Conn c) {
         HttpResponse extra = head("text/html", 0L);
         assertThatThrownBy(() -> c.server.writeOutbound(extra))

@@ -153,6 +153,7 @@ public class RequestHeadersBenchmark {
     private static final class NoClient implements ClientSide {
         @Override public boolean isHttps() { return false; }
         @Override public void respond(FullHttpResponse response, boolean close) { response.release(); }
+        @Override public ResponseTimer responseTimer() { return null; }
         @Override public void exchangeStarted(ProxyExchange exchange) { }
         @Override public void exchangeDone(ProxyExchange done, boolean closeConnection) { }
         @Override public void abortConnection() { }
