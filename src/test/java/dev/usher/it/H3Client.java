@@ -76,7 +76,9 @@ final class H3Client implements AutoCloseable {
                     .initialMaxData(16 * 1024 * 1024)
                     .initialMaxStreamDataBidirectionalLocal(1024 * 1024)
                     .build();
-            Channel udp = new Bootstrap().group(group).channel(NioDatagramChannel.class).handler(codec)
+            double dropInbound = Double.parseDouble(System.getProperty("h3client.dropInbound", "0"));
+            Channel udp = new Bootstrap().group(group).channel(NioDatagramChannel.class)
+                    .handler(dropInbound > 0 ? new InboundLoss(dropInbound, codec) : codec)
                     .bind(0).sync().channel();
             AtomicLong goAways = new AtomicLong();
             ChannelHandler control = new ChannelInboundHandlerAdapter() {
@@ -259,6 +261,34 @@ final class H3Client implements AutoCloseable {
         }
     }
 
+    /**
+     * For reproducing what a starved machine does to loopback UDP: drops this fraction of the datagrams arriving for
+     * the client before QUIC sees them (system property {@code h3client.dropInbound}, e.g. 0.04; off by default).
+     */
+    private static final class InboundLoss extends io.netty.channel.ChannelInitializer<Channel> {
+        private final double fraction;
+        private final ChannelHandler codec;
+
+        InboundLoss(double fraction, ChannelHandler codec) {
+            this.fraction = fraction;
+            this.codec = codec;
+        }
+
+        @Override
+        protected void initChannel(Channel udp) {
+            udp.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    if (java.util.concurrent.ThreadLocalRandom.current().nextDouble() < fraction) {
+                        ReferenceCountUtil.release(msg);
+                    } else {
+                        ctx.fireChannelRead(msg);
+                    }
+                }
+            }, codec);
+        }
+    }
+
     /** Collects one response: status and headers, the body's length and SHA-256, trailers. */
     private static final class ResponseReader extends Http3RequestStreamInboundHandler {
         private final CompletableFuture<Response> result;
@@ -314,7 +344,12 @@ final class H3Client implements AutoCloseable {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
-            result.completeExceptionally(new IllegalStateException("stream closed before the response ended"));
+            // Which end stopped matters when this fails: the state says whether the head and body came, and whether
+            // the whole QUIC connection went (e.g. its idle timeout) with the response's end still missing.
+            QuicStreamChannel stream = (QuicStreamChannel) ctx.channel();
+            result.completeExceptionally(new IllegalStateException("stream closed before the response ended (stream "
+                    + stream.streamId() + ", status " + (headers != null ? headers.status() : "none") + ", " + length
+                    + " body bytes, connection " + (stream.parent().isActive() ? "open" : "closed") + ")"));
             ctx.fireChannelInactive();
         }
 
