@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Assembles HTTP/3: the QUIC server codec for the UDP socket (certificates by SNI through {@link QuicContexts},
  * Usher's limits as QUIC transport parameters), and per QUIC connection the HTTP/3 connection handler whose request
- * streams run {@link Http3StreamErrors} → {@link Http3FieldCheck} → {@code Http3FrameToHttpObjectCodec} → {@link Http3CancelLimit} →
+ * streams run {@link Http3StreamErrors} → {@link Http3FieldCheck} → {@code Http3FrameToHttpObjectCodec} →
+ * {@link Http3ResponseEnd} (its other half sits below Netty's frame encoder) → {@link Http3CancelLimit} →
  * {@link Http2ResponseHeads} → {@link ResponseCompressor} →
  * {@link Http2StreamProxyHandler} (as {@link StreamProtocol#HTTP3}): the same route table, rules and backend pools as
  * HTTP/1.1 and HTTP/2.
@@ -105,10 +106,13 @@ public final class Http3Pipeline {
             @Override
             protected void initChannel(QuicStreamChannel stream) {
                 graceful.streamOpened(stream);
+                Http3ResponseEnd end = new Http3ResponseEnd();
                 stream.pipeline()
+                        .addFirst("h3-final-bytes", end.finalBytes())
                         .addLast("h3-stream-errors", Http3StreamErrors.INSTANCE)
                         .addLast("h3-fields", Http3FieldCheck.INSTANCE)
                         .addLast("h3-http", new Http3FrameToHttpObjectCodec(true))
+                        .addLast("h3-response-end", end.lastContentWatch())
                         .addLast("h3-cancels", cancels.streamHandler())
                         .addLast("h3-heads", Http2ResponseHeads.INSTANCE);
                 if (facts != null) {

@@ -65,6 +65,19 @@ final class H3Client implements AutoCloseable {
     }
 
     static H3Client connect(int port, String serverName) throws Exception {
+        double dropInbound = Double.parseDouble(System.getProperty("h3client.dropInbound", "0"));
+        return connect(port, serverName, dropInbound > 0 ? InboundLoss.random(dropInbound) : null);
+    }
+
+    /**
+     * A client on a lossy link: every {@code dropEvery}-th datagram arriving from the server is dropped before QUIC
+     * sees it (deterministic, unlike the {@code h3client.dropInbound} property's random fraction).
+     */
+    static H3Client connectDroppingEvery(int port, String serverName, int dropEvery) throws Exception {
+        return connect(port, serverName, InboundLoss.every(dropEvery));
+    }
+
+    private static H3Client connect(int port, String serverName, InboundLoss loss) throws Exception {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         try {
             QuicSslContext ssl = QuicSslContextBuilder.forClient()
@@ -76,9 +89,8 @@ final class H3Client implements AutoCloseable {
                     .initialMaxData(16 * 1024 * 1024)
                     .initialMaxStreamDataBidirectionalLocal(1024 * 1024)
                     .build();
-            double dropInbound = Double.parseDouble(System.getProperty("h3client.dropInbound", "0"));
             Channel udp = new Bootstrap().group(group).channel(NioDatagramChannel.class)
-                    .handler(dropInbound > 0 ? new InboundLoss(dropInbound, codec) : codec)
+                    .handler(loss != null ? loss.before(codec) : codec)
                     .bind(0).sync().channel();
             AtomicLong goAways = new AtomicLong();
             ChannelHandler control = new ChannelInboundHandlerAdapter() {
@@ -262,30 +274,43 @@ final class H3Client implements AutoCloseable {
     }
 
     /**
-     * For reproducing what a starved machine does to loopback UDP: drops this fraction of the datagrams arriving for
-     * the client before QUIC sees them (system property {@code h3client.dropInbound}, e.g. 0.04; off by default).
+     * Drops some of the datagrams arriving for the client before QUIC sees them, as a lossy link (or a starved
+     * machine's loopback UDP) does: a random fraction (system property {@code h3client.dropInbound}, e.g. 0.04; off
+     * by default) or every n-th one.
      */
-    private static final class InboundLoss extends io.netty.channel.ChannelInitializer<Channel> {
-        private final double fraction;
-        private final ChannelHandler codec;
+    private static final class InboundLoss {
+        private final java.util.function.BooleanSupplier drop;
 
-        InboundLoss(double fraction, ChannelHandler codec) {
-            this.fraction = fraction;
-            this.codec = codec;
+        private InboundLoss(java.util.function.BooleanSupplier drop) {
+            this.drop = drop;
         }
 
-        @Override
-        protected void initChannel(Channel udp) {
-            udp.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+        static InboundLoss random(double fraction) {
+            return new InboundLoss(() -> java.util.concurrent.ThreadLocalRandom.current().nextDouble() < fraction);
+        }
+
+        static InboundLoss every(int n) {
+            AtomicLong arrived = new AtomicLong();
+            return new InboundLoss(() -> arrived.incrementAndGet() % n == 0);
+        }
+
+        /** The UDP channel's handler: the loss, then {@code codec}. */
+        ChannelHandler before(ChannelHandler codec) {
+            return new io.netty.channel.ChannelInitializer<Channel>() {
                 @Override
-                public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                    if (java.util.concurrent.ThreadLocalRandom.current().nextDouble() < fraction) {
-                        ReferenceCountUtil.release(msg);
-                    } else {
-                        ctx.fireChannelRead(msg);
-                    }
+                protected void initChannel(Channel udp) {
+                    udp.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                        @Override
+                        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                            if (drop.getAsBoolean()) {
+                                ReferenceCountUtil.release(msg);
+                            } else {
+                                ctx.fireChannelRead(msg);
+                            }
+                        }
+                    }, codec);
                 }
-            }, codec);
+            };
         }
     }
 
