@@ -2,8 +2,6 @@ package dev.usher.protocol;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelPromise;
-import io.netty.handler.codec.MessageToByteEncoder;
 
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32;
@@ -20,7 +18,7 @@ import java.util.zip.Deflater;
  * Deflater is borrowed from {@link CompressDeflaters} and given back at the end, and it reads and writes direct
  * memory in place. The bytes on the wire are the same: a 10-byte header, sync-flushed deflate blocks, the trailer.
  */
-final class CompressGzipEncoder extends MessageToByteEncoder<ByteBuf> {
+final class CompressGzipEncoder extends CompressStreamEncoder {
     /** Magic, method deflate, no flags, no time, no extra flags, OS 0: as Netty's encoder wrote it. */
     private static final byte[] HEADER = {0x1f, (byte) 0x8b, Deflater.DEFLATED, 0, 0, 0, 0, 0, 0, 0};
     /** CRC-32 and length of the input, little-endian. */
@@ -33,7 +31,7 @@ final class CompressGzipEncoder extends MessageToByteEncoder<ByteBuf> {
     private boolean headerWritten;
 
     CompressGzipEncoder(CompressDeflaters deflaters) {
-        super(ByteBuf.class, true);
+        super("gzip");
         this.deflaters = deflaters;
     }
 
@@ -43,18 +41,19 @@ final class CompressGzipEncoder extends MessageToByteEncoder<ByteBuf> {
     }
 
     @Override
-    protected ByteBuf allocateBuffer(ChannelHandlerContext ctx, ByteBuf msg, boolean preferDirect) {
-        return ctx.alloc().directBuffer(bound(msg.readableBytes()) + HEADER.length);
+    boolean open() {
+        return deflater != null;
     }
 
     @Override
-    protected void encode(ChannelHandlerContext ctx, ByteBuf in, ByteBuf out) {
-        if (deflater == null) {
-            throw new IllegalStateException("gzip stream already ended");
-        }
-        if (!in.isReadable()) {
-            return;
-        }
+    int outputBound(int length) {
+        // zlib's bound for a stored fallback (5 bytes per 16 KiB block) plus a sync flush's empty block and slack,
+        // and the header on the first piece.
+        return length + (length >> 12) + (length >> 14) + 32 + HEADER.length;
+    }
+
+    @Override
+    void compressPiece(ChannelHandlerContext ctx, ByteBuf in, ByteBuf out) {
         writeHeaderOnce(out);
         int count = in.nioBufferCount();
         if (count == 1) {
@@ -66,7 +65,6 @@ final class CompressGzipEncoder extends MessageToByteEncoder<ByteBuf> {
                 compress(part, out);
             }
         }
-        in.skipBytes(in.readableBytes());
     }
 
     private static byte[] readAll(ByteBuf in) {
@@ -105,41 +103,23 @@ final class CompressGzipEncoder extends MessageToByteEncoder<ByteBuf> {
         }
     }
 
-    private static int bound(int length) {
-        // zlib's bound for a stored fallback (5 bytes per 16 KiB block) plus a sync flush's empty block and slack;
-        // the loop above grows the buffer if ever needed.
-        return length + (length >> 12) + (length >> 14) + 32;
+    @Override
+    int endBound() {
+        return HEADER.length + 64 + TRAILER_LENGTH;
     }
 
-    /** Ends the member (the final block and the trailer are a few bytes) and gives the Deflater back. */
+    /** The final block and the trailer; the header too when the body was empty (still a whole gzip member). */
     @Override
-    public void close(ChannelHandlerContext ctx, ChannelPromise promise) throws Exception {
-        if (deflater != null) {
-            ByteBuf end = ctx.alloc().directBuffer(HEADER.length + 64 + TRAILER_LENGTH);
-            try {
-                writeHeaderOnce(end); // an empty body is still a whole gzip member
-                deflater.finish();
-                drain(end, Deflater.NO_FLUSH);
-                end.writeIntLE((int) crc.getValue());
-                end.writeIntLE((int) deflater.getBytesRead()); // ISIZE: the length modulo 2^32
-            } catch (RuntimeException e) {
-                end.release();
-                free();
-                throw e;
-            }
-            free();
-            ctx.writeAndFlush(end);
-        }
-        ctx.close(promise);
+    void end(ByteBuf out) {
+        writeHeaderOnce(out);
+        deflater.finish();
+        drain(out, Deflater.NO_FLUSH);
+        out.writeIntLE((int) crc.getValue());
+        out.writeIntLE((int) deflater.getBytesRead()); // ISIZE: the length modulo 2^32
     }
 
     @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) throws Exception {
-        free();
-        super.handlerRemoved(ctx);
-    }
-
-    private void free() {
+    void free() {
         if (deflater != null) {
             deflaters.giveBack(deflater);
             deflater = null;

@@ -6,8 +6,6 @@ import com.github.luben.zstd.ZstdCompressCtx;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelPromise;
-import io.netty.handler.codec.MessageToByteEncoder;
 
 import java.nio.ByteBuffer;
 
@@ -26,14 +24,14 @@ import java.nio.ByteBuffer;
  *
  * <p>Only loaded once {@code io.netty.handler.codec.compression.Zstd.isAvailable()} said the library works.
  */
-final class CompressZstdEncoder extends MessageToByteEncoder<ByteBuf> {
+final class CompressZstdEncoder extends CompressStreamEncoder {
     static final int WINDOW_LOG = 19;
 
     private final int level;
     private ZstdCompressCtx zstd;
 
     CompressZstdEncoder(int level) {
-        super(ByteBuf.class, true);
+        super("zstd");
         this.level = level;
     }
 
@@ -43,19 +41,17 @@ final class CompressZstdEncoder extends MessageToByteEncoder<ByteBuf> {
     }
 
     @Override
-    protected ByteBuf allocateBuffer(ChannelHandlerContext ctx, ByteBuf msg, boolean preferDirect) {
-        // The native stream API wants direct memory on both sides.
-        return ctx.alloc().directBuffer(bound(msg.readableBytes()));
+    boolean open() {
+        return zstd != null;
     }
 
     @Override
-    protected void encode(ChannelHandlerContext ctx, ByteBuf in, ByteBuf out) {
-        if (zstd == null) {
-            throw new IllegalStateException("zstd stream already ended");
-        }
-        if (!in.isReadable()) {
-            return;
-        }
+    int outputBound(int length) {
+        return bound(length);
+    }
+
+    @Override
+    void compressPiece(ChannelHandlerContext ctx, ByteBuf in, ByteBuf out) {
         ByteBuf source = in;
         if (!in.isDirect() || in.nioBufferCount() != 1) {
             source = ctx.alloc().directBuffer(in.readableBytes());
@@ -68,7 +64,6 @@ final class CompressZstdEncoder extends MessageToByteEncoder<ByteBuf> {
                 source.release();
             }
         }
-        in.skipBytes(in.readableBytes());
     }
 
     /** Feeds {@code src} to the stream and collects its output until zstd says all of it is out. */
@@ -87,32 +82,20 @@ final class CompressZstdEncoder extends MessageToByteEncoder<ByteBuf> {
         return (int) Math.min(Zstd.compressBound(length) + 64, Integer.MAX_VALUE - 8);
     }
 
-    /** Ends the frame (the epilogue of a streamed frame is a few bytes) and frees the context. */
     @Override
-    public void close(ChannelHandlerContext ctx, ChannelPromise promise) throws Exception {
-        if (zstd != null) {
-            ByteBuf epilogue = ctx.alloc().directBuffer(64);
-            try {
-                // A private view of Netty's shared empty direct buffer: zstd wants a direct source even when empty.
-                compress(Unpooled.EMPTY_BUFFER.nioBuffer().duplicate(), epilogue, EndDirective.END);
-            } catch (RuntimeException e) {
-                epilogue.release();
-                free();
-                throw e;
-            }
-            free();
-            ctx.writeAndFlush(epilogue);
-        }
-        ctx.close(promise);
+    int endBound() {
+        return 64;
+    }
+
+    /** The epilogue of a streamed frame: a few bytes. */
+    @Override
+    void end(ByteBuf out) {
+        // A private view of Netty's shared empty direct buffer: zstd wants a direct source even when empty.
+        compress(Unpooled.EMPTY_BUFFER.nioBuffer().duplicate(), out, EndDirective.END);
     }
 
     @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) throws Exception {
-        free();
-        super.handlerRemoved(ctx);
-    }
-
-    private void free() {
+    void free() {
         if (zstd != null) {
             zstd.close();
             zstd = null;
