@@ -180,35 +180,12 @@ class Http3Test {
 
     @Test
     void hundredConcurrentStreamsAndASmallLoadWithoutErrors() throws Exception {
-        int connections = 4;
-        int concurrent = 100;
-        int perConnection = 1000;
-        List<H3Client> clients = new ArrayList<>();
-        AtomicInteger ok = new AtomicInteger();
-        AtomicInteger errors = new AtomicInteger();
-        long started = System.nanoTime();
-        try {
-            List<CompletableFuture<Void>> all = new ArrayList<>();
-            for (int c = 0; c < connections; c++) {
-                H3Client client = H3Client.connect(port(), "app.localhost");
-                clients.add(client);
-                AtomicInteger left = new AtomicInteger(perConnection);
-                for (int s = 0; s < concurrent; s++) {
-                    CompletableFuture<Void> lane = new CompletableFuture<>();
-                    all.add(lane);
-                    next(client, left, ok, errors, lane);
-                }
-            }
-            CompletableFuture.allOf(all.toArray(new CompletableFuture[0])).get(120, TimeUnit.SECONDS);
-        } finally {
-            clients.forEach(H3Client::close);
-        }
-        double seconds = (System.nanoTime() - started) / 1e9;
+        Load load = load(4, 100, 1000, 120, () -> H3Client.connect(port(), "app.localhost"));
         System.out.printf("HTTP/3 load: %d requests over %d connections, %d streams each: %d ok, %d errors, "
-                + "%.1f s, %.0f req/s%n", connections * perConnection, connections, concurrent, ok.get(),
-                errors.get(), seconds, ok.get() / seconds);
-        assertThat(errors.get()).isZero();
-        assertThat(ok.get()).isEqualTo(connections * perConnection);
+                + "%.1f s, %.0f req/s%n", 4 * 1000, 4, 100, load.ok(), load.errors(), load.seconds(),
+                load.ok() / load.seconds());
+        assertThat(load.errors()).isZero();
+        assertThat(load.ok()).isEqualTo(4 * 1000);
     }
 
     /**
@@ -220,16 +197,33 @@ class Http3Test {
      */
     @Test
     void everyResponseEndsWhenTheLinkToTheClientLosesPackets() throws Exception {
-        int connections = 2;
-        int concurrent = 50;
-        int perConnection = 1000;
+        Load load = load(2, 50, 1000, 60, () -> H3Client.connectDroppingEvery(port(), "app.localhost", 25));
+        assertThat(load.errors()).isZero();
+        assertThat(load.ok()).isEqualTo(2 * 1000);
+    }
+
+    private record Load(int ok, int errors, double seconds) {
+    }
+
+    /** A client connection for a load run. */
+    private interface Connect {
+        H3Client open() throws Exception;
+    }
+
+    /**
+     * {@code perConnection} GETs on each of {@code connections} connections, {@code concurrent} streams at a time on
+     * each; waits up to {@code timeoutSeconds} for every lane to finish.
+     */
+    private static Load load(int connections, int concurrent, int perConnection, int timeoutSeconds, Connect connect)
+            throws Exception {
         List<H3Client> clients = new ArrayList<>();
         AtomicInteger ok = new AtomicInteger();
         AtomicInteger errors = new AtomicInteger();
+        long started = System.nanoTime();
         try {
             List<CompletableFuture<Void>> all = new ArrayList<>();
             for (int c = 0; c < connections; c++) {
-                H3Client client = H3Client.connectDroppingEvery(port(), "app.localhost", 25);
+                H3Client client = connect.open();
                 clients.add(client);
                 AtomicInteger left = new AtomicInteger(perConnection);
                 for (int s = 0; s < concurrent; s++) {
@@ -238,12 +232,11 @@ class Http3Test {
                     next(client, left, ok, errors, lane);
                 }
             }
-            CompletableFuture.allOf(all.toArray(new CompletableFuture[0])).get(60, TimeUnit.SECONDS);
+            CompletableFuture.allOf(all.toArray(new CompletableFuture[0])).get(timeoutSeconds, TimeUnit.SECONDS);
         } finally {
             clients.forEach(H3Client::close);
         }
-        assertThat(errors.get()).isZero();
-        assertThat(ok.get()).isEqualTo(connections * perConnection);
+        return new Load(ok.get(), errors.get(), (System.nanoTime() - started) / 1e9);
     }
 
     /** One lane of the load: a request, and when it is answered the next, until the connection's share is done. */
