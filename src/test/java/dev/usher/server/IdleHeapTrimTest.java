@@ -11,11 +11,18 @@ class IdleHeapTrimTest {
     private static final class Heap {
         long committed = 8 * MIB;
         long used = 5 * MIB;
+        /** A collection (young or full) ran since the trim last looked. */
+        boolean collectedSinceLook;
         int collections;
 
         IdleHeapTrim trim() {
             return new IdleHeapTrim(() -> committed, () -> used, () -> {
+                boolean collected = collectedSinceLook;
+                collectedSinceLook = false;
+                return collected;
+            }, () -> {
                 collections++;
+                collectedSinceLook = true;
                 used = 5 * MIB;
                 committed = 7 * MIB;
             });
@@ -45,9 +52,25 @@ class IdleHeapTrimTest {
         heap.committed = 20 * MIB;
         for (int i = 0; i < 10; i++) {
             heap.used = (i % 2 == 0 ? 9 : 15) * MIB; // allocation (and young collections) between looks
+            heap.collectedSinceLook = true;
             trim.run();
         }
         assertThat(heap.collections).isZero();
+    }
+
+    @Test
+    void theSameReadingOnEitherSideOfAYoungCollectionIsNotIdle() {
+        Heap heap = new Heap();
+        IdleHeapTrim trim = heap.trim();
+        heap.committed = 20 * MIB;
+        heap.used = 9 * MIB;
+        for (int i = 0; i < 10; i++) {
+            heap.collectedSinceLook = true; // under load: the young generation filled and was emptied in between
+            trim.run(); // used reads 9 MiB every time, by chance
+        }
+        assertThat(heap.collections).isZero();
+        trim.run(); // the load stopped: no collection since the last look, no allocation
+        assertThat(heap.collections).isEqualTo(1);
     }
 
     @Test
