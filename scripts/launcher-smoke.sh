@@ -184,7 +184,7 @@ run "${fake_env[@]}" JAVA_HOME="$tmp/home-21" USHER_JAVA_OPTS='-Xmx64m  -Dsmoke=
 expected_args="[--enable-native-access=ALL-UNNAMED] [-XX:+UseSerialGC] [-Xss256k] [-XX:+ExitOnOutOfMemoryError]"
 expected_args+=" [-Xms8m] [-Xmx128m] [-XX:MaxMetaspaceSize=96m] [-XX:ReservedCodeCacheSize=32m]"
 expected_args+=" [-XX:MaxDirectMemorySize=128m] [-Dio.netty.allocator.type=unpooled] [-XX:-UsePerfData]"
-expected_args+=" [-XX:MinHeapFreeRatio=10] [-XX:MaxHeapFreeRatio=30]"
+expected_args+=" [-XX:MinHeapFreeRatio=10] [-XX:MaxHeapFreeRatio=30] [-XX:-ShrinkHeapInSteps]"
 expected_args+=" [-XX:CompileThresholdScaling=4] [-XX:+UnlockDiagnosticVMOptions]"
 expected_args+=" [-XX:ArchiveRelocationMode=0] [-XX:TrimNativeHeapInterval=5000] [--sun-misc-unsafe-memory-access=allow]"
 expected_args+=" [-XX:-AOTRecordTraining] [-XX:-AOTReplayTraining] [-Xmx64m] [-Dsmoke=1] [-jar] [$copy/target/usher.jar] [version] [two words]"
