@@ -26,6 +26,10 @@ while (($#)); do
     esac
 done
 [[ -x ./usher ]] || { echo "run from the repository root" >&2; exit 2; }
+# jcmd and jfr of the JDK the launcher picks (scripts/jdk.sh), not whatever java is on PATH
+source scripts/jdk.sh
+usher_find_jdk || exit 1
+PATH=$USHER_JDK_HOME/bin:$PATH
 bport=$((port + 1))
 work=$(mktemp -d /tmp/usher-h2alloc.XXXXXX)
 pids=()
