@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/h2-alloc.sh — heap allocated and thread CPU per proxied HTTP/2-over-TLS request, measured inside the JVM.
 #
-#   bench/h2-alloc.sh [--port P] [--warm N] [--requests N] [--rounds R] [--label L] [--profile FILE.jfr]
+#   bench/h2-alloc.sh [--port P] [--warm N] [--requests N] [--rounds R] [--label L] [--profile FILE.jfr] [--syscalls]
 #   H2ALLOC_LAUNCHER=/tmp/old/usher bench/h2-alloc.sh ...    (another launcher + jar, e.g. a copy of an older build)
 #
 # Usher (./usher run: the launcher's flags) pinned to CPU 1, one nginx backend (~300-byte answer, keep-alive) and
@@ -10,10 +10,11 @@
 # bytes and CPU time, so the figures are the JVM's own counters: allocation per request does not depend on how busy
 # the machine is (only on how requests batch per read), CPU per request does somewhat. JIT compiler threads are
 # not Java threads and are not counted. --profile FILE.jfr: one more round recorded with JFR's "profile" settings
-# (allocation samples with stacks: `jfr view allocation-by-site FILE.jfr`).
+# (allocation samples with stacks: `jfr view allocation-by-site FILE.jfr`). --syscalls: one more round under
+# `strace -c -f`, printing the JVM's system calls per request (strace slows it down; the counts hold).
 # Ports P (HTTPS), P+1 (backend), P+2 (plain HTTP). One line per round on stdout.
 set -euo pipefail
-port=17500 warm=200000 requests=100000 rounds=3 label=run profile=
+port=17500 warm=200000 requests=100000 rounds=3 label=run profile= syscalls=0
 while (($#)); do
     case $1 in
     --port) port=$2; shift 2 ;;
@@ -22,6 +23,7 @@ while (($#)); do
     --rounds) rounds=$2; shift 2 ;;
     --label) label=$2; shift 2 ;;
     --profile) profile=$(realpath -m -- "$2"); shift 2 ;;
+    --syscalls) syscalls=1; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -120,4 +122,14 @@ if [[ -n $profile ]]; then
     jcmd "$jvm" JFR.start name=profile settings=profile >/dev/null
     load "$requests" >/dev/null
     jcmd "$jvm" JFR.stop name=profile filename="$profile" >/dev/null
+fi
+if ((syscalls)); then
+    strace -c -f -p "$jvm" -o "$work/strace.txt" 2>/dev/null &
+    tracer=$!
+    sleep 1
+    load "$requests" >/dev/null
+    kill -INT "$tracer"
+    wait "$tracer" 2>/dev/null || true
+    awk -v n="$requests" -v l="$label" '$NF ~ /^[a-z_0-9]+$/ && $4 ~ /^[0-9]+$/ && $NF != "total" {
+        printf "%s syscalls/req %-14s %.3f\n", l, $NF, $4 / n }' "$work/strace.txt" | sort -k4 -n -r | head -8
 fi
