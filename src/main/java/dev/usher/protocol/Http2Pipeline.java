@@ -23,8 +23,8 @@ import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 
 /**
- * Assembles an HTTP/2 connection (after TLS and ALPN "h2"): the frame codec with Usher's limits, the idle timeout,
- * and the multiplexer whose child channel per stream runs {@link Http2StreamHttpCodec} →
+ * Assembles an HTTP/2 connection (after TLS and ALPN "h2"): flush consolidation, the frame codec with Usher's
+ * limits, the idle timeout, and the multiplexer whose child channel per stream runs {@link Http2StreamHttpCodec} →
  * {@link Http2ResponseHeads} → {@link ResponseCompressor} → {@link Http2StreamProxyHandler}.
  *
  * <p>Child channels are registered on the connection's event loop, so each stream leases backend connections from
@@ -94,8 +94,8 @@ final class Http2Pipeline {
                 .build();
         Http2IdleTimeout idle = new Http2IdleTimeout(config.timeouts().idle().toNanos());
         // Streams answered from different backend connections in one event-loop turn go out in one TLS write and one
-        // syscall, not one each: a flush outside a read is put off to the end of the turn (during a read, the codec
-        // already flushes once at its end). Nothing waits longer than the turn; the flushes counted are the codec's.
+        // syscall, not one each: the codec's flushes are put off to a task at the end of the turn (or passed on at
+        // once after 256 of them, or when the connection stops being writable or closes). Nothing waits longer.
         pipeline.addLast("h2-flush", new FlushConsolidationHandler(
                         FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true))
                 .addLast("h2", codec)
