@@ -8,8 +8,8 @@
 # h2load -c10 -m10 -t1 (as bench.sh's h2 pass) on CPU 0. After N warm-up requests, R rounds of N requests; around
 # each round JFR (jdk.ThreadAllocationStatistics) and `jcmd PID Thread.print -e` read every Java thread's allocated
 # bytes and CPU time, so the figures are the JVM's own counters: allocation per request does not depend on how busy
-# the machine is (only on how requests batch per read), CPU per request does somewhat. JIT compiler threads are
-# not Java threads and are not counted. --profile FILE.jfr: one more round recorded with JFR's "profile" settings
+# the machine is (only on how requests batch per read), CPU per request does somewhat. CPU counts every JVM thread
+# (GC included) but the JIT compiler threads, the attach listener and JFR's own. --profile FILE.jfr: one more round recorded with JFR's "profile" settings
 # (allocation samples with stacks: `jfr view allocation-by-site FILE.jfr`). --syscalls: one more round under
 # `strace -c -f`, printing the JVM's system calls per request (strace slows it down; the counts hold).
 # Ports P (HTTPS), P+1 (backend), P+2 (plain HTTP). One line per round on stdout.
@@ -73,10 +73,10 @@ until [[ $(curl -sk -o /dev/null -w '%{http_code}' --resolve "whoami01.bench.tes
     sleep 0.05
 done
 
-# cpu_ms -> CPU milliseconds summed over the JVM's Java threads (the attach and JFR threads left out)
+# cpu_ms -> CPU milliseconds summed over the JVM's threads (the JIT compiler, attach and JFR threads left out)
 cpu_ms() {
     jcmd "$jvm" Thread.print -e 2>/dev/null | awk '
-        /^"/ && !/^"(Attach Listener|JFR )/ && match($0, /cpu=[0-9.]+ms/) { c += substr($0, RSTART + 4, RLENGTH - 6) }
+        /^"/ && !/^"(Attach Listener|JFR |C[12] CompilerThread)/ && match($0, /cpu=[0-9.]+ms/) { c += substr($0, RSTART + 4, RLENGTH - 6) }
         END { printf "%.2f\n", c }'
 }
 # allocated FILE.jfr -> bytes the Java threads allocated between the recording's start and end (exact counts from
