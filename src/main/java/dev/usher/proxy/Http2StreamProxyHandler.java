@@ -20,6 +20,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 
 import java.time.Duration;
+import java.util.Iterator;
 import java.util.List;
 
 /**
@@ -182,19 +183,29 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
      * none, when several disagree, or when it is not a plain authority.
      */
     private static String host(HttpHeaders headers) {
-        List<String> hosts = headers.getAll(HttpHeaderNames.HOST);
-        if (hosts.isEmpty()) {
+        // The usual single value is read without copying the header's values into a list.
+        Iterator<String> values = headers.valueStringIterator(HttpHeaderNames.HOST);
+        if (!values.hasNext()) {
             return null;
         }
+        String first = values.next();
+        if (values.hasNext()) {
+            return agreedHost(headers);
+        }
+        String host = first.trim();
+        return RequestTarget.validAuthority(host) ? host : null;
+    }
+
+    /** Several Host values (or :authority and a Host): one host when they all agree, kept as a single header. */
+    private static String agreedHost(HttpHeaders headers) {
+        List<String> hosts = headers.getAll(HttpHeaderNames.HOST);
         String host = hosts.get(0).trim();
         for (int i = 1; i < hosts.size(); i++) {
             if (!hosts.get(i).trim().equalsIgnoreCase(host)) {
                 return null;
             }
         }
-        if (hosts.size() > 1) {
-            headers.set(HttpHeaderNames.HOST, host);
-        }
+        headers.set(HttpHeaderNames.HOST, host);
         return RequestTarget.validAuthority(host) ? host : null;
     }
 

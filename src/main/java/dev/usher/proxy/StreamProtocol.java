@@ -12,10 +12,13 @@ import io.netty.handler.codec.http2.HttpConversionUtil;
 import io.netty.handler.codec.http3.Http3ErrorCode;
 import io.netty.handler.codec.quic.QuicChannel;
 import io.netty.handler.codec.quic.QuicStreamChannel;
+import io.netty.util.AsciiString;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.Future;
 
 import java.net.SocketAddress;
+import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * What differs between an HTTP/2 stream and an HTTP/3 (QUIC) request stream for {@link Http2StreamProxyHandler}:
@@ -28,8 +31,8 @@ public enum StreamProtocol {
     HTTP2 {
         @Override
         void removeConversionHeaders(HttpHeaders headers) {
-            for (HttpConversionUtil.ExtensionHeaderNames name : HttpConversionUtil.ExtensionHeaderNames.values()) {
-                headers.remove(name.text());
+            for (int i = 0; i < H2_CONVERSION_HEADERS.size(); i++) {
+                headers.remove(H2_CONVERSION_HEADERS.get(i));
             }
         }
 
@@ -82,6 +85,11 @@ public enum StreamProtocol {
             }
         }
     };
+
+    /** Netty's HTTP/2 conversion headers, listed once: {@code values()} copies its array at every call. */
+    private static final List<AsciiString> H2_CONVERSION_HEADERS =
+            Stream.of(HttpConversionUtil.ExtensionHeaderNames.values())
+                    .map(HttpConversionUtil.ExtensionHeaderNames::text).toList();
 
     /**
      * Set on a request stream whose request is malformed in a way the HTTP-object conversion hides (for HTTP/3: a
