@@ -33,6 +33,7 @@ source scripts/jdk.sh
 usher_find_jdk || exit 1
 PATH=$USHER_JDK_HOME/bin:$PATH
 bport=$((port + 1))
+source bench/one-site.sh
 work=$(mktemp -d /tmp/usher-h2alloc.XXXXXX)
 pids=()
 cleanup() {
@@ -42,26 +43,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-body='Hostname: whoami01\nIP: 127.0.0.1\nRemoteAddr: 127.0.0.1:40000\nGET / HTTP/1.1\nHost: whoami01.bench.test\nUser-Agent: hey/0.0.1\nAccept-Encoding: gzip\nX-Forwarded-For: 127.0.0.1\nX-Forwarded-Proto: http\nX-Pad: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n'
-mkdir -p "$work/tmp"
-cat >"$work/nginx.conf" <<EOF
-worker_processes 1; daemon off; pid $work/nginx.pid; error_log $work/error.log warn;
-events { worker_connections 4096; }
-http { access_log off; server_tokens off; keepalive_timeout 75s; keepalive_requests 1000000;
-  client_body_temp_path $work/tmp/b; proxy_temp_path $work/tmp/p; fastcgi_temp_path $work/tmp/f;
-  uwsgi_temp_path $work/tmp/u; scgi_temp_path $work/tmp/s;
-  server { listen 127.0.0.1:$bport; default_type text/plain; location / { return 200 "$body"; } } }
-EOF
 for p in "$port" "$bport" "$((port + 2))"; do
     ! ss -Htln "sport = :$p" | grep -q . || { echo "port $p is in use" >&2; exit 1; }
 done
-taskset -c 0 nginx -p "$work" -e "$work/error.log" -c "$work/nginx.conf" &
-pids+=($!)
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" \
-    -days 2 -subj /CN=whoami01.bench.test -addext subjectAltName=DNS:whoami01.bench.test >/dev/null 2>&1
-printf 'listen: {http: "127.0.0.1:%d", https: "127.0.0.1:%d"}\ndata: %s/data\nadmin: off\nsites:\n  whoami01.bench.test: {to: "127.0.0.1:%d", tls: {cert: "%s", key: "%s"}}\n' \
-    "$((port + 2))" "$port" "$work" "$bport" "$work/cert.pem" "$work/key.pem" >"$work/usher.yaml"
-url=https://whoami01.bench.test:$port/
+one_site_backend "$work" "$bport"
+one_site_https "$work" "$port" "$bport"
 
 launcher=${H2ALLOC_LAUNCHER:-./usher}
 "$launcher" version >/dev/null # builds the jar (and the AOT cache) outside the measurement

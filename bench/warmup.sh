@@ -27,6 +27,7 @@ while (($#)); do
 done
 [[ -x ./usher ]] || { echo "run from the repository root" >&2; exit 2; }
 bport=$((port + 1))
+source bench/one-site.sh
 work=$(mktemp -d /tmp/usher-warmup.XXXXXX)
 cg=usher-warmup-$port
 tick=$(getconf CLK_TCK)
@@ -39,28 +40,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-body='Hostname: whoami01\nIP: 127.0.0.1\nRemoteAddr: 127.0.0.1:40000\nGET / HTTP/1.1\nHost: whoami01.bench.test\nUser-Agent: hey/0.0.1\nAccept-Encoding: gzip\nX-Forwarded-For: 127.0.0.1\nX-Forwarded-Proto: http\nX-Pad: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n'
-mkdir -p "$work/tmp"
-cat >"$work/nginx.conf" <<EOF
-worker_processes 1; daemon off; pid $work/nginx.pid; error_log $work/error.log warn;
-events { worker_connections 4096; }
-http { access_log off; server_tokens off; keepalive_timeout 75s; keepalive_requests 1000000;
-  client_body_temp_path $work/tmp/b; proxy_temp_path $work/tmp/p; fastcgi_temp_path $work/tmp/f;
-  uwsgi_temp_path $work/tmp/u; scgi_temp_path $work/tmp/s;
-  server { listen 127.0.0.1:$bport; default_type text/plain; location / { return 200 "$body"; } } }
-EOF
-taskset -c 0 nginx -p "$work" -e "$work/error.log" -c "$work/nginx.conf" &
-pids+=($!)
+one_site_backend "$work" "$bport"
 if ((h2)); then
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" \
-        -days 2 -subj /CN=whoami01.bench.test -addext subjectAltName=DNS:whoami01.bench.test >/dev/null 2>&1
-    printf 'listen: {http: "127.0.0.1:%d", https: "127.0.0.1:%d"}\ndata: %s/data\nadmin: off\nsites:\n  whoami01.bench.test: {to: "127.0.0.1:%d", tls: {cert: "%s", key: "%s"}}\n' \
-        "$((port + 2))" "$port" "$work" "$bport" "$work/cert.pem" "$work/key.pem" >"$work/usher.yaml"
-    url=https://whoami01.bench.test:$port/
+    one_site_https "$work" "$port" "$bport"
 else
-    printf 'listen: {http: "127.0.0.1:%d"}\ndata: %s/data\nadmin: off\nsites:\n  http://whoami01.bench.test: "127.0.0.1:%d"\n' \
-        "$port" "$work" "$bport" >"$work/usher.yaml"
-    url=http://whoami01.bench.test:$port/
+    one_site_http "$work" "$port" "$bport"
 fi
 
 launcher=${WARMUP_LAUNCHER:-./usher}
