@@ -182,12 +182,30 @@ final class Training {
         }
     }
 
-    /** Completes when the answer on one HTTP/2 stream has ended. */
-    private static final class StreamAnswer extends ChannelInboundHandlerAdapter {
-        private final CompletableFuture<Void> done;
+    /** A training client handler: its future fails when the channel closes early or fails. */
+    private abstract static class TrainingClient extends ChannelInboundHandlerAdapter {
+        final CompletableFuture<Void> done;
 
-        StreamAnswer(CompletableFuture<Void> done) {
+        TrainingClient(CompletableFuture<Void> done) {
             this.done = done;
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            done.completeExceptionally(new IOException("closed during training"));
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            done.completeExceptionally(cause);
+            ctx.close();
+        }
+    }
+
+    /** Completes when the answer on one HTTP/2 stream has ended. */
+    private static final class StreamAnswer extends TrainingClient {
+        StreamAnswer(CompletableFuture<Void> done) {
+            super(done);
         }
 
         @Override
@@ -199,29 +217,17 @@ final class Training {
                 done.complete(null);
             }
         }
-
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) {
-            done.completeExceptionally(new IOException("stream closed during training"));
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            done.completeExceptionally(cause);
-            ctx.close();
-        }
     }
 
     /** Sends GETs on one connection, each when the answer to the previous one has ended. */
-    private static final class KeepAliveRequests extends ChannelInboundHandlerAdapter {
+    private static final class KeepAliveRequests extends TrainingClient {
         private final String host;
-        private final CompletableFuture<Void> done;
         private int left;
 
         KeepAliveRequests(String host, int requests, CompletableFuture<Void> done) {
+            super(done);
             this.host = host;
             this.left = requests;
-            this.done = done;
         }
 
         @Override
@@ -239,17 +245,6 @@ final class Training {
             } else if (last) {
                 send(ctx);
             }
-        }
-
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) {
-            done.completeExceptionally(new IOException("connection closed during training"));
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            done.completeExceptionally(cause);
-            ctx.close();
         }
 
         private void send(ChannelHandlerContext ctx) {
