@@ -11,7 +11,7 @@ import dev.usher.observe.ReopenSignal;
 import dev.usher.rules.PasswordHashCommand;
 import dev.usher.server.IdleHeapTrim;
 import dev.usher.server.ListenException;
-import dev.usher.server.Transport;
+import dev.usher.net.Transport;
 import dev.usher.whoami.Whoami;
 
 import java.io.IOException;

@@ -41,7 +41,7 @@ import dev.usher.server.Connections;
 import dev.usher.server.CpuBudget;
 import dev.usher.server.HttpListener;
 import dev.usher.server.ListenException;
-import dev.usher.server.Transport;
+import dev.usher.net.Transport;
 import dev.usher.upstream.UpstreamPools;
 import io.netty.channel.EventLoopGroup;
 

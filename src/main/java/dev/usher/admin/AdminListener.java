@@ -6,7 +6,7 @@ import dev.usher.config.ListenAddress;
 import dev.usher.reload.Reloader;
 import dev.usher.server.HttpListener;
 import dev.usher.server.ListenException;
-import dev.usher.server.Transport;
+import dev.usher.net.Transport;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;

@@ -1,6 +1,6 @@
 package dev.usher.admin;
 
-import dev.usher.cert.AtomicFiles;
+import dev.usher.files.AtomicFiles;
 
 import java.io.ByteArrayInputStream;
 import java.io.BufferedOutputStream;

@@ -1,6 +1,6 @@
 package dev.usher.admin;
 
-import dev.usher.cert.AtomicFiles;
+import dev.usher.files.AtomicFiles;
 import dev.usher.config.ConfigEditor;
 import dev.usher.config.ConfigError;
 import dev.usher.config.ConfigException;

@@ -4,7 +4,6 @@ import dev.usher.config.AcmeSettings;
 import dev.usher.config.Site;
 import dev.usher.config.TlsPolicy;
 import dev.usher.config.UsherConfig;
-import dev.usher.tls.CertificateSource;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

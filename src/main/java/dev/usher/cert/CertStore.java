@@ -1,5 +1,6 @@
 package dev.usher.cert;
 
+import dev.usher.files.AtomicFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,6 @@
 package dev.usher.cert;
 
+import dev.usher.files.AtomicFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package dev.usher.protocol;
 
-import dev.usher.proxy.DrainEvent;
+import dev.usher.net.DrainEvent;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;

@@ -1,5 +1,6 @@
 package dev.usher.proxy;
 
+import dev.usher.net.DrainEvent;
 import dev.usher.route.RouteTableHolder;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;

@@ -4,7 +4,7 @@ import dev.usher.config.Site;
 import dev.usher.config.UsherConfig;
 import dev.usher.rules.RuleServices;
 import dev.usher.rules.SiteRules;
-import dev.usher.server.Transport;
+import dev.usher.net.Transport;
 import dev.usher.upstream.UpstreamGroup;
 import dev.usher.upstream.UpstreamPool;
 import dev.usher.upstream.UpstreamPools;

@@ -1,6 +1,6 @@
 package dev.usher.server;
 
-import dev.usher.proxy.DrainEvent;
+import dev.usher.net.DrainEvent;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;

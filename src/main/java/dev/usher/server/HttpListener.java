@@ -1,5 +1,6 @@
 package dev.usher.server;
 
+import dev.usher.net.Transport;
 import dev.usher.config.ListenAddress;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;

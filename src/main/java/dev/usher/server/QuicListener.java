@@ -1,5 +1,6 @@
 package dev.usher.server;
 
+import dev.usher.net.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;

@@ -1,5 +1,6 @@
 package dev.usher.tls;
 
+import dev.usher.cert.CertificateSource;
 import dev.usher.cert.CertifiedKey;
 import dev.usher.cert.ChallengeAnswers;
 import java.util.List;

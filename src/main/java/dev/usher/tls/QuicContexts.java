@@ -1,5 +1,6 @@
 package dev.usher.tls;
 
+import dev.usher.cert.CertificateSource;
 import dev.usher.cert.CertifiedKey;
 import io.netty.handler.codec.http3.Http3;
 import io.netty.handler.codec.quic.QuicSslContext;

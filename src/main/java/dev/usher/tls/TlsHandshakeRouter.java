@@ -1,5 +1,6 @@
 package dev.usher.tls;
 
+import dev.usher.cert.CertificateSource;
 import dev.usher.cert.ChallengeAnswers;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;

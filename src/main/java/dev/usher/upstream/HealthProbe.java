@@ -1,7 +1,7 @@
 package dev.usher.upstream;
 
 import dev.usher.config.UpstreamAddress;
-import dev.usher.server.Transport;
+import dev.usher.net.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;

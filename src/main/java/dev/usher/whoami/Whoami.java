@@ -1,6 +1,6 @@
 package dev.usher.whoami;
 
-import dev.usher.server.Transport;
+import dev.usher.net.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;

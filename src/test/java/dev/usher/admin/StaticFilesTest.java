@@ -1,7 +1,7 @@
 package dev.usher.admin;
 
 import dev.usher.config.ListenAddress;
-import dev.usher.server.Transport;
+import dev.usher.net.Transport;
 import io.netty.channel.EventLoopGroup;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

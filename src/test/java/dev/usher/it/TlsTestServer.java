@@ -7,7 +7,7 @@ import dev.usher.protocol.HttpsProtocols;
 import dev.usher.route.RouteTable;
 import dev.usher.route.RouteTableHolder;
 import dev.usher.rules.RuleServices;
-import dev.usher.server.Transport;
+import dev.usher.net.Transport;
 import dev.usher.upstream.UpstreamPools;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;

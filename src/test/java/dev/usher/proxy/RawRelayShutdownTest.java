@@ -1,5 +1,6 @@
 package dev.usher.proxy;
 
+import dev.usher.net.DrainEvent;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;

@@ -3,7 +3,7 @@ package dev.usher.route;
 import dev.usher.config.ConfigLoader;
 import dev.usher.config.UsherConfig;
 import dev.usher.rules.RuleServices;
-import dev.usher.server.Transport;
+import dev.usher.net.Transport;
 import dev.usher.upstream.UpstreamGroup;
 import dev.usher.upstream.UpstreamPools;
 import org.junit.jupiter.api.AfterEach;

@@ -2,7 +2,7 @@ package dev.usher.upstream;
 
 import dev.usher.config.Balancing;
 import dev.usher.config.UpstreamAddress;
-import dev.usher.server.Transport;
+import dev.usher.net.Transport;
 import dev.usher.whoami.Whoami;
 import io.netty.channel.EventLoopGroup;
 import io.netty.resolver.AddressResolverGroup;

@@ -2,7 +2,7 @@ package dev.usher.upstream;
 
 import dev.usher.config.Balancing;
 import dev.usher.config.UpstreamAddress;
-import dev.usher.server.Transport;
+import dev.usher.net.Transport;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;

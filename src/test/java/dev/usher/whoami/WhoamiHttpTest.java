@@ -3,7 +3,7 @@ package dev.usher.whoami;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.usher.server.Transport;
+import dev.usher.net.Transport;
 import io.netty.channel.EventLoopGroup;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

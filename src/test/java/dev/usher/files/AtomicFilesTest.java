@@ -1,5 +1,6 @@
-package dev.usher.cert;
+package dev.usher.files;
 
+import dev.usher.files.AtomicFiles;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package dev.usher.cert;
+package dev.usher.files;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -62,7 +62,7 @@ public final class AtomicFiles {
     }
 
     /** Writes {@code data} to a new, forced temporary file beside {@code target}; {@link #commit} puts it in place. */
-    static Path writeTemp(Path target, byte[] data, boolean secret) throws IOException {
+    public static Path writeTemp(Path target, byte[] data, boolean secret) throws IOException {
         Path dir = target.toAbsolutePath().getParent();
         createDirectories(dir);
         Path temp = dir.resolve("." + target.getFileName() + ".tmp-"
@@ -82,7 +82,7 @@ public final class AtomicFiles {
     }
 
     /** Renames a file made by {@link #writeTemp} over {@code target} and forces the folder. */
-    static void commit(Path temp, Path target) throws IOException {
+    public static void commit(Path temp, Path target) throws IOException {
         try {
             try {
                 Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -107,7 +107,7 @@ public final class AtomicFiles {
     }
 
     /** The POSIX {@code mode} (as in {@code rw-------}) as creation attributes, or none where it has no meaning. */
-    static FileAttribute<?>[] attributes(Path where, String mode) {
+    public static FileAttribute<?>[] attributes(Path where, String mode) {
         if (!where.getFileSystem().supportedFileAttributeViews().contains("posix")) {
             return new FileAttribute<?>[0];
         }

@@ -1,4 +1,4 @@
-package dev.usher.server;
+package dev.usher.net;
 
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;

@@ -1,4 +1,4 @@
-package dev.usher.proxy;
+package dev.usher.net;
 
 /**
  * Usher is stopping gracefully: fired as a user event at each open client connection, on its event loop. The
@@ -26,7 +26,7 @@ public final class DrainEvent {
     }
 
     /** The connection is an upgraded one (a websocket or another protocol relayed as raw bytes). */
-    void claimUpgraded() {
+    public void claimUpgraded() {
         claimed = true;
         upgraded = true;
     }

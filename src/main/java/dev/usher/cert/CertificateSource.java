@@ -1,4 +1,4 @@
-package dev.usher.tls;
+package dev.usher.cert;
 
 import dev.usher.cert.CertifiedKey;
 
