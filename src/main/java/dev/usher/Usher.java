@@ -364,6 +364,26 @@ public final class Usher implements AutoCloseable {
         return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + address.getPort();
     }
 
+    /** The event loops every connection of this Usher runs on (they outlive reloads). */
+    public EventLoopGroup eventLoops() {
+        return loops;
+    }
+
+    /** The Netty transport in use (epoll, or NIO where epoll cannot load). */
+    public Transport transport() {
+        return transport;
+    }
+
+    /** The config in service (the last one a reload put in place). */
+    public UsherConfig config() {
+        return routes.get().config();
+    }
+
+    /** True when requests are observed (metrics or an access log): only then can an access log be reopened. */
+    public boolean observesRequests() {
+        return accessLogs != null;
+    }
+
     /** The bound plain-HTTP address (with the real port when 0 was configured). */
     public InetSocketAddress httpAddress() {
         return http.address();

@@ -1,5 +1,6 @@
 package dev.usher.admin;
 
+import dev.usher.json.JsonReader;
 import dev.usher.cert.CertManager;
 import dev.usher.config.ConfigEditor;
 import dev.usher.config.ConfigException;

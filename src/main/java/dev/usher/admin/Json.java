@@ -1,5 +1,6 @@
 package dev.usher.admin;
 
+import dev.usher.json.JsonText;
 import dev.usher.cert.CertManager.CertificateStatus;
 import dev.usher.cert.CertifiedKey;
 import dev.usher.config.ConfigError;
@@ -88,26 +89,8 @@ final class Json {
         return at == null ? "null" : string(at.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
     }
 
-    /** A JSON string literal. */
+    /** A JSON string literal (see {@link JsonText}). */
     static String string(String text) {
-        StringBuilder out = new StringBuilder(text.length() + 2).append('"');
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20 || c == 0x2028 || c == 0x2029) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        return out.append('"').toString();
+        return JsonText.quote(text);
     }
 }

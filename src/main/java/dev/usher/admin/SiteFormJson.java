@@ -1,5 +1,6 @@
 package dev.usher.admin;
 
+import dev.usher.json.JsonReader;
 import dev.usher.config.SiteForm;
 
 import java.util.ArrayList;

@@ -1,7 +1,5 @@
 package dev.usher.cert;
 
-import dev.usher.cert.CertifiedKey;
-
 /**
  * Where the TLS listener asks which certificate to serve for a server name. The certificate manager implements it
  * (exact names first, then wildcards); the TLS side only asks.

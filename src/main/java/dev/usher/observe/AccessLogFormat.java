@@ -1,5 +1,6 @@
 package dev.usher.observe;
 
+import dev.usher.json.JsonText;
 import dev.usher.config.UpstreamAddress;
 
 import java.time.Instant;
@@ -18,7 +19,6 @@ import java.time.format.DateTimeFormatter;
 final class AccessLogFormat {
     private static final DateTimeFormatter SECOND = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss")
             .withZone(ZoneOffset.UTC);
-    private static final char[] HEX = "0123456789abcdef".toCharArray();
 
     private long cachedSecond = Long.MIN_VALUE;
     private String cachedPrefix;
@@ -81,22 +81,6 @@ final class AccessLogFormat {
     }
 
     static void string(String s, StringBuilder out) {
-        if (s == null) {
-            out.append("null");
-            return;
-        }
-        out.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '"' || c == '\\') {
-                out.append('\\').append(c);
-            } else if (c >= 0x20 && c < 0x7f) {
-                out.append(c);
-            } else {
-                out.append("\\u").append(HEX[c >> 12 & 15]).append(HEX[c >> 8 & 15]).append(HEX[c >> 4 & 15])
-                        .append(HEX[c & 15]);
-            }
-        }
-        out.append('"');
+        JsonText.quote(s, out);
     }
 }

@@ -45,7 +45,6 @@ public final class UpstreamPool {
         return loops.computeIfAbsent(loop, l -> new LoopPool(this, l)).acquire(connectTimeout, fresh);
     }
 
-
     /**
      * Connections to this backend now, over all event loops, and failed connection attempts so far: for metrics.
      * Thread-safe; each loop's numbers are read without synchronisation, so they may be a moment old.

@@ -175,18 +175,7 @@ public final class Whoami implements AutoCloseable {
     }
 
     /** Blocks until the listener is closed (by {@link #close()}). */
-    void awaitClosed() {
+    public void awaitClosed() {
         listener.closeFuture().awaitUninterruptibly();
-    }
-
-    /**
-     * The {@code usher whoami} command: {@code [--listen ADDR] [--name NAME]}, where ADDR is {@code :9000},
-     * {@code 9000}, {@code 127.0.0.1:9000} or {@code [::1]:9000} (default {@code 127.0.0.1:9000}). Prints
-     * {@code whoami listening on http://HOST:PORT} and blocks until the process is stopped.
-     *
-     * @return the exit code: 0 after a clean stop or {@code --help}, 1 when it cannot listen, 2 for bad arguments
-     */
-    public static int runCli(String[] args) {
-        return WhoamiCli.run(args, System.out, System.err);
     }
 }

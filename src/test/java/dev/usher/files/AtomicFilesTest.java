@@ -1,6 +1,5 @@
 package dev.usher.files;
 
-import dev.usher.files.AtomicFiles;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;

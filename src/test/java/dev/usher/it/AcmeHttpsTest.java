@@ -1,6 +1,6 @@
 package dev.usher.it;
 
-import dev.usher.MainAccess;
+import dev.usher.cli.CliAccess;
 import dev.usher.Usher;
 import dev.usher.cert.CertifiedKey;
 import dev.usher.cert.Retry;
@@ -15,13 +15,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.stream.Stream;
@@ -186,13 +184,13 @@ class AcmeHttpsTest {
             String before = awaitCertificate(usher, "renew.example.com", null).sha256();
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             ByteArrayOutputStream err = new ByteArrayOutputStream();
-            int code = MainAccess.run(List.of("renew", "renew.example.com", "--config", file.toString()), out, err);
+            int code = CliAccess.run(List.of("renew", "renew.example.com", "--config", file.toString()), out, err);
             assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
             String after = usher.certificates().certificateFor("renew.example.com").sha256();
             assertThat(after).isNotEqualTo(before);
             assertThat(out.toString(StandardCharsets.UTF_8)).contains(after);
             assertThat(TlsProbe.leafSha256(httpsPort, "renew.example.com")).isEqualTo(after);
-            int unknown = MainAccess.run(List.of("renew", "nope.example.com", "--config", file.toString()), out, err);
+            int unknown = CliAccess.run(List.of("renew", "nope.example.com", "--config", file.toString()), out, err);
             assertThat(unknown).isEqualTo(1);
             assertThat(err.toString(StandardCharsets.UTF_8)).contains("no HTTPS site named nope.example.com");
         }

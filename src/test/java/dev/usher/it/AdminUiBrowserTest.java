@@ -1,17 +1,15 @@
 package dev.usher.it;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.usher.rules.PasswordHashCommand;
+import dev.usher.cli.CliAccess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -236,9 +234,7 @@ class AdminUiBrowserTest {
     private static String bcrypt(String password) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = PasswordHashCommand.run(new String[] {"--password-stdin"},
-                new ByteArrayInputStream((password + "\n").getBytes(StandardCharsets.UTF_8)),
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        int code = CliAccess.run(List.of("hash-password", "--password-stdin"), password + "\n", out, err);
         assertThat(code).as("usher hash-password: %s", err.toString(StandardCharsets.UTF_8)).isZero();
         return out.toString(StandardCharsets.UTF_8).trim();
     }

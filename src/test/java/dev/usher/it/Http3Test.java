@@ -356,7 +356,6 @@ class Http3Test {
         }).isInstanceOf(Exception.class);
     }
 
-
     /** A self-signed certificate for {@code name} made by openssl, written as the site's cert and key files. */
     static void selfSigned(String name, String organisation) throws Exception {
         Path key = files.resolve("new-key.pem");

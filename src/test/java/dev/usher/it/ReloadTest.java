@@ -1,6 +1,6 @@
 package dev.usher.it;
 
-import dev.usher.MainAccess;
+import dev.usher.cli.CliAccess;
 import dev.usher.reload.ReloadCounts;
 import dev.usher.reload.ReloadResult;
 import dev.usher.testing.Command;
@@ -228,7 +228,6 @@ class ReloadTest {
         assertThat(backend.openConnections()).as("connections open at the backend").isEqualTo(connections);
     }
 
-
     @Test
     void aWebsocketOpenedBeforeAReloadOfAnotherSiteStillEchoesAfterIt() throws Exception {
         try (ReloadingUsher usher = ReloadingUsher.start(folder, plainConfig(0, true))) {
@@ -282,7 +281,7 @@ class ReloadTest {
 
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             ByteArrayOutputStream err = new ByteArrayOutputStream();
-            int exit = MainAccess.run(List.of("reload", "--config", usher.file.toString()), out, err);
+            int exit = CliAccess.run(List.of("reload", "--config", usher.file.toString()), out, err);
             String errors = err.toString(StandardCharsets.UTF_8);
             System.out.println("usher reload of an invalid file, exit " + exit + ":\n" + errors);
             assertThat(exit).isEqualTo(1);
@@ -304,7 +303,7 @@ class ReloadTest {
             usher.writeInPlace(good.replace("sites:\n", "sites:\n  new.example.com: 127.0.0.1:" + b.port() + "\n"));
             out.reset();
             err.reset();
-            exit = MainAccess.run(List.of("reload", "--config", usher.file.toString()), out, err);
+            exit = CliAccess.run(List.of("reload", "--config", usher.file.toString()), out, err);
             assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isZero();
             assertThat(out.toString(StandardCharsets.UTF_8)).contains("reloaded: added new.example.com");
             try (RawHttp raw = new RawHttp(usher.port())) {

@@ -1,7 +1,6 @@
 package dev.usher.protocol;
 
 import dev.usher.config.Limits;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.*;
 import org.junit.jupiter.api.Test;

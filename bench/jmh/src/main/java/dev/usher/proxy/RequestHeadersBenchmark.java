@@ -6,7 +6,7 @@ import dev.usher.route.RouteTable;
 import dev.usher.route.RouteTableHolder;
 import dev.usher.rules.RuleServices;
 import dev.usher.rules.SiteRules;
-import dev.usher.server.Transport;
+import dev.usher.net.Transport;
 import dev.usher.upstream.UpstreamPools;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;

@@ -2,7 +2,7 @@ package dev.usher.route;
 
 import dev.usher.bench.BenchConfigs;
 import dev.usher.rules.RuleServices;
-import dev.usher.server.Transport;
+import dev.usher.net.Transport;
 import dev.usher.upstream.UpstreamPools;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

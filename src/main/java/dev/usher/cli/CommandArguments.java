@@ -1,4 +1,4 @@
-package dev.usher;
+package dev.usher.cli;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -50,6 +50,6 @@ record CommandArguments(Path config, boolean debug, List<String> words) {
 
     /** The file given, or {@code ./usher.yaml}. */
     Path configOrDefault() {
-        return config != null ? config : Main.DEFAULT_CONFIG;
+        return config != null ? config : Cli.DEFAULT_CONFIG;
     }
 }

@@ -1,6 +1,5 @@
-package dev.usher;
+package dev.usher.cli;
 
-import dev.usher.config.ConfigError;
 import dev.usher.config.ConfigException;
 import dev.usher.config.ConfigLoader;
 import dev.usher.config.ListenAddress;
@@ -124,18 +123,7 @@ final class CertificateCommands {
     }
 
     private UsherConfig load(Path file) {
-        try {
-            return ConfigLoader.load(file);
-        } catch (ConfigException e) {
-            for (ConfigError error : e.errors()) {
-                err.println(error.format());
-            }
-            err.println(file + ": " + e.errors().size() + " error(s)");
-            return null;
-        } catch (IOException e) {
-            err.println("usher: cannot read " + file + ": " + e.getMessage());
-            return null;
-        }
+        return CommandConfig.load(file, "usher", err, count -> file + ": " + count + " error(s)");
     }
 
     private UsherConfig defaults() {

@@ -1,4 +1,6 @@
-package dev.usher;
+package dev.usher.cli;
+
+import dev.usher.Usher;
 
 import dev.usher.cert.CertStore;
 import dev.usher.cert.CertifiedKey;
@@ -35,9 +37,9 @@ import io.netty.handler.ssl.SslProvider;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import io.netty.util.ReferenceCountUtil;
 
-
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -63,6 +65,21 @@ final class Training {
     private static final int REQUESTS_PER_H2_CONNECTION = 50;
 
     private Training() {
+    }
+
+    /** {@code usher train [plain]}: {@code plain} leaves HTTPS out. */
+    static int command(String[] args, PrintStream err) {
+        boolean https = !(args.length == 1 && args[0].equals("plain"));
+        if (args.length > 1 || (args.length == 1 && https)) {
+            err.println("usher: usage: usher train [plain]");
+            return 2;
+        }
+        try {
+            return run(https);
+        } catch (Exception e) {
+            err.println("usher: training run failed: " + e);
+            return 1;
+        }
     }
 
     /** Trains plain HTTP, and HTTPS unless {@code https} is false. */
@@ -113,7 +130,7 @@ final class Training {
         int port = usher.httpsAddress().getPort();
         for (int c = 0; c < TLS_CONNECTIONS; c++) {
             CompletableFuture<Void> done = new CompletableFuture<>();
-            Channel channel = new Bootstrap().group(usher.loops).channel(usher.transport.socketChannel())
+            Channel channel = new Bootstrap().group(usher.eventLoops()).channel(usher.transport().socketChannel())
                     .handler(new ChannelInitializer<>() {
                         @Override
                         protected void initChannel(Channel ch) {
@@ -157,7 +174,7 @@ final class Training {
                 .build();
         int port = usher.httpsAddress().getPort();
         for (int c = 0; c < H2_CONNECTIONS; c++) {
-            Channel channel = new Bootstrap().group(usher.loops).channel(usher.transport.socketChannel())
+            Channel channel = new Bootstrap().group(usher.eventLoops()).channel(usher.transport().socketChannel())
                     .handler(new ChannelInitializer<>() {
                         @Override
                         protected void initChannel(Channel ch) {

@@ -1,4 +1,4 @@
-package dev.usher;
+package dev.usher.cli;
 
 import dev.usher.config.ListenAddress;
 

@@ -1,4 +1,4 @@
-package dev.usher;
+package dev.usher.cli;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -12,7 +12,7 @@ import java.nio.file.Path;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The command line: check, version, help and the errors for bad use. */
-class MainTest {
+class CliTest {
     @TempDir
     Path dir;
 
@@ -24,7 +24,7 @@ class MainTest {
     }
 
     private int runWithInput(String input, String... args) {
-        return new Main(new java.io.ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)),
+        return new Cli(new java.io.ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)),
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8))
                 .execute(args);
     }
@@ -116,6 +116,6 @@ class MainTest {
 
     @Test
     void theBuiltInDemoConfigIsValid() throws Exception {
-        assertThat(dev.usher.config.ConfigLoader.parse(Main.demoConfig(9999), "demo").sites()).hasSize(3);
+        assertThat(dev.usher.config.ConfigLoader.parse(RunCommand.demoConfig(9999), "demo").sites()).hasSize(3);
     }
 }

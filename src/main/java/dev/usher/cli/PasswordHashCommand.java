@@ -1,4 +1,4 @@
-package dev.usher.rules;
+package dev.usher.cli;
 
 import org.bouncycastle.crypto.generators.OpenBSDBCrypt;
 

@@ -1,4 +1,4 @@
-package dev.usher;
+package dev.usher.cli;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;

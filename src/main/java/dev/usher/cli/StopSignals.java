@@ -1,4 +1,4 @@
-package dev.usher;
+package dev.usher.cli;
 
 import sun.misc.Signal;
 import sun.misc.SignalHandler;

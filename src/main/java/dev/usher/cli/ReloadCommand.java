@@ -1,10 +1,10 @@
-package dev.usher;
+package dev.usher.cli;
 
 import dev.usher.config.ConfigError;
-import dev.usher.config.ConfigException;
-import dev.usher.config.ConfigLoader;
 import dev.usher.config.ListenAddress;
 import dev.usher.config.UsherConfig;
+import dev.usher.json.JsonReader;
+import dev.usher.reload.ReloadResult;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -13,11 +13,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 
 /**
  * {@code usher reload [--config FILE]}: checks FILE here (the code path of {@code usher check}, so a bad file is
@@ -26,13 +26,6 @@ import java.util.regex.Pattern;
  * not, and then the running Usher keeps its current config.
  */
 final class ReloadCommand {
-    /** One string value of the admin API's JSON (escapes as {@code admin.Json} writes them). */
-    private static final String STRING = "\"((?:[^\"\\\\]|\\\\.)*)\"";
-    private static final Pattern ERROR = Pattern.compile("\\{\"file\":" + STRING + ",\"line\":(\\d+),\"column\":(\\d+)"
-            + ",\"path\":" + STRING + ",\"message\":" + STRING + "}");
-    private static final Pattern SUMMARY = Pattern.compile("\"summary\":" + STRING);
-    private static final Pattern TOOK = Pattern.compile("\"took_ms\":(\\d+)");
-
     private final PrintStream out;
     private final PrintStream err;
 
@@ -48,19 +41,9 @@ final class ReloadCommand {
             return 2;
         }
         Path file = arguments.configOrDefault();
-        UsherConfig config;
-        try {
-            config = ConfigLoader.load(file);
-        } catch (ConfigException e) {
-            for (ConfigError error : e.errors()) {
-                err.println(error.format());
-            }
-            err.println("usher reload: not reloaded: " + e.errors().size() + " error(s) in " + file
-                    + "; the running Usher keeps its current config");
-            return 1;
-        } catch (IOException e) {
-            err.println("usher reload: cannot read " + file + ": "
-                    + (e instanceof NoSuchFileException ? "no such file" : e.getMessage()));
+        UsherConfig config = CommandConfig.load(file, "usher reload", err, count -> "usher reload: not reloaded: "
+                + count + " error(s) in " + file + "; the running Usher keeps its current config");
+        if (config == null) {
             return 1;
         }
         ListenAddress admin = config.admin();
@@ -80,22 +63,17 @@ final class ReloadCommand {
             HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
             String body = response.body().strip();
             if (response.statusCode() == 200) {
-                Matcher summary = SUMMARY.matcher(body);
-                Matcher took = TOOK.matcher(body);
-                out.println("usher reload: " + file + ": reloaded: " + (summary.find() ? unescape(summary.group(1))
-                        : body) + (took.find() ? " (took " + took.group(1) + " ms)" : ""));
+                Map<?, ?> reloaded = object(body);
+                Object summary = reloaded == null ? null : reloaded.get("summary");
+                Object took = reloaded == null ? null : reloaded.get("took_ms");
+                out.println("usher reload: " + file + ": reloaded: " + (summary instanceof String text ? text : body)
+                        + (took instanceof Number ms ? " (took " + ms.longValue() + " ms)" : ""));
                 return 0;
             }
             if (response.statusCode() == 422) {
-                Matcher m = ERROR.matcher(body);
-                int count = 0;
-                while (m.find()) {
-                    count++;
-                    err.println(dev.usher.reload.ReloadResult.format(new ConfigError(unescape(m.group(1)),
-                            Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3)), unescape(m.group(4)),
-                            unescape(m.group(5)))));
-                }
-                err.println("usher reload: not reloaded: " + (count == 0 ? body : count + " error(s)")
+                List<ConfigError> errors = configErrors(body);
+                errors.forEach(e -> err.println(ReloadResult.format(e)));
+                err.println("usher reload: not reloaded: " + (errors.isEmpty() ? body : errors.size() + " error(s)")
                         + "; the running Usher keeps its current config");
                 return 1;
             }
@@ -115,29 +93,40 @@ final class ReloadCommand {
         }
     }
 
-    /** Undoes the escapes of a JSON string as the admin endpoint writes them. */
-    static String unescape(String json) {
-        StringBuilder out = new StringBuilder(json.length());
-        for (int i = 0; i < json.length(); i++) {
-            char c = json.charAt(i);
-            if (c != '\\' || i + 1 >= json.length()) {
-                out.append(c);
-                continue;
-            }
-            char e = json.charAt(++i);
-            switch (e) {
-                case 'n' -> out.append('\n');
-                case 'r' -> out.append('\r');
-                case 't' -> out.append('\t');
-                case 'u' -> {
-                    if (i + 4 < json.length()) {
-                        out.append((char) Integer.parseInt(json.substring(i + 1, i + 5), 16));
-                        i += 4;
-                    }
+    /** The admin endpoint's answer as a JSON object, or null when it is not one. */
+    private static Map<?, ?> object(String body) {
+        try {
+            return JsonReader.parse(body) instanceof Map<?, ?> map ? map : null;
+        } catch (JsonReader.BadJson e) {
+            return null;
+        }
+    }
+
+    /** The errors of a 422 answer: {@code [{"file":…,"line":3,"column":5,"path":…,"message":…}, …]}. */
+    static List<ConfigError> configErrors(String body) {
+        Object parsed;
+        try {
+            parsed = JsonReader.parse(body);
+        } catch (JsonReader.BadJson e) {
+            return List.of();
+        }
+        List<ConfigError> errors = new ArrayList<>();
+        if (parsed instanceof List<?> list) {
+            for (Object item : list) {
+                if (item instanceof Map<?, ?> e) {
+                    errors.add(new ConfigError(text(e.get("file")), number(e.get("line")), number(e.get("column")),
+                            text(e.get("path")), text(e.get("message"))));
                 }
-                default -> out.append(e);
             }
         }
-        return out.toString();
+        return errors;
+    }
+
+    private static String text(Object value) {
+        return value instanceof String s ? s : "";
+    }
+
+    private static int number(Object value) {
+        return value instanceof Number n ? n.intValue() : 0;
     }
 }

@@ -1,4 +1,4 @@
-package dev.usher.admin;
+package dev.usher.json;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -10,14 +10,14 @@ import java.util.Map;
  * null. Strict (RFC 8259): trailing commas, comments and bare words are refused with the offset of the problem.
  * Depth is bounded so a hostile body cannot exhaust the stack.
  */
-final class JsonReader {
+public final class JsonReader {
     private static final int MAX_DEPTH = 32;
 
     /** A body that is not valid JSON. */
-    static final class BadJson extends Exception {
+    public static final class BadJson extends Exception {
         private static final long serialVersionUID = 1L;
 
-        BadJson(String message) {
+        public BadJson(String message) {
             super(message);
         }
     }
@@ -30,7 +30,7 @@ final class JsonReader {
     }
 
     /** The value of {@code text}, which must hold exactly one JSON value. */
-    static Object parse(String text) throws BadJson {
+    public static Object parse(String text) throws BadJson {
         JsonReader reader = new JsonReader(text);
         reader.space();
         Object value = reader.value(0);

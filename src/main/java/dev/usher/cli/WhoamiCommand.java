@@ -1,4 +1,6 @@
-package dev.usher.whoami;
+package dev.usher.cli;
+
+import dev.usher.whoami.Whoami;
 
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -7,7 +9,7 @@ import java.io.UncheckedIOException;
  * {@code usher whoami [--listen ADDR] [--name NAME]}: parses the arguments, starts a {@link Whoami}, prints where it
  * listens, and blocks until the process is stopped (a shutdown hook closes it).
  */
-final class WhoamiCli {
+final class WhoamiCommand {
     static final String USAGE = """
             usage: usher whoami [--listen ADDR] [--name NAME]
               --listen ADDR  address to serve on: :9000 (every interface), 9000, 127.0.0.1:9000 or [::1]:9000
@@ -15,7 +17,7 @@ final class WhoamiCli {
               --name NAME    name reported as Hostname and in X-Whoami (default: this machine's host name)
             """;
 
-    private WhoamiCli() {
+    private WhoamiCommand() {
     }
 
     /**

@@ -1,4 +1,4 @@
-package dev.usher.rules;
+package dev.usher.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
