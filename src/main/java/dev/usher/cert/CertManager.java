@@ -43,8 +43,9 @@ public final class CertManager implements CertificateSource, AutoCloseable {
     private final ChallengeAnswers answers;
     private final Retry retry;
     private final Duration filePoll;
-    private final ScheduledExecutorService timer;
-    private final ExecutorService work = Executors.newVirtualThreadPerTaskExecutor();
+    /** Null until {@link #start}; the timer thread and the virtual threads that order and renew. */
+    private volatile Threads threads;
+    private volatile State state = State.NEW;
     /** {@code tls: {cert, key}} files as last read, shared by the names that use the same pair. */
     private final CertificatePairs pairs = new CertificatePairs();
     private volatile Map<String, ManagedName> names = Map.of();
@@ -63,11 +64,26 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         this.answers = answers;
         this.retry = retry;
         this.filePoll = filePoll;
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+    }
+
+    /** Where a manager is in its life: {@link #apply} needs {@link #start} first; nothing runs after {@link #close}. */
+    private enum State { NEW, STARTED, CLOSED }
+
+    /** The threads of a started manager. */
+    private record Threads(ScheduledExecutorService timer, ExecutorService work) {
+    }
+
+    /** Starts the timer thread that schedules orders, renewals and file checks. Only the first call does anything. */
+    public synchronized void start() {
+        if (state != State.NEW) {
+            return;
+        }
+        threads = new Threads(Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "certificates");
             t.setDaemon(true);
             return t;
-        });
+        }), Executors.newVirtualThreadPerTaskExecutor());
+        state = State.STARTED;
     }
 
     /**
@@ -77,6 +93,10 @@ public final class CertManager implements CertificateSource, AutoCloseable {
      * be set up (its store folder unreadable, say) is logged and retried; it never stops the others.
      */
     public synchronized void apply(UsherConfig config) {
+        if (state != State.STARTED) {
+            throw new IllegalStateException("certificate manager " + state.name().toLowerCase(java.util.Locale.ROOT)
+                    + ": apply needs start() first, and nothing after close()");
+        }
         Map<String, ManagedName> next = new HashMap<>();
         List<ManagedName> fresh = new ArrayList<>();
         for (Site site : config.sites()) {
@@ -145,7 +165,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
             } catch (IssueException e) {
                 throw new java.util.concurrent.CompletionException(e);
             }
-        }, work);
+        }, threads.work());
     }
 
     /**
@@ -231,7 +251,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         if (m.issuer == null) {
             m.certModified = -2;
             CertificateFiles.reload(m, pairs);
-            m.next = timer.scheduleWithFixedDelay(() -> work.submit(safely(m, () -> CertificateFiles.reload(m, pairs))),
+            m.next = threads.timer().scheduleWithFixedDelay(() -> threads.work().submit(safely(m, () -> CertificateFiles.reload(m, pairs))),
                     filePoll.toMillis(), filePoll.toMillis(), TimeUnit.MILLISECONDS);
             return;
         }
@@ -249,7 +269,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
                     + "until it arrives)", m.name, m.issuer.id());
             Instant decided = Instant.now();
             synchronized (this) {
-                m.next = work.submit(safely(m, () -> obtainOrRetry(m, decided)));
+                m.next = threads.work().submit(safely(m, () -> obtainOrRetry(m, decided)));
             }
         }
     }
@@ -269,7 +289,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         if (m.next != null) {
             m.next.cancel(false);
         }
-        m.next = timer.schedule(() -> work.submit(safely(m, task)), Math.max(0, delay.toMillis()),
+        m.next = threads.timer().schedule(() -> threads.work().submit(safely(m, task)), Math.max(0, delay.toMillis()),
                 TimeUnit.MILLISECONDS);
         m.nextCheck = Instant.now().plus(delay.isNegative() ? Duration.ZERO : delay);
     }
@@ -363,7 +383,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
 
     /** The issuer's answer, or a failure after {@link #ISSUE_DEADLINE}: a CA that stalls must not hang a name. */
     private CertifiedKey issueWithDeadline(ManagedName m) throws IssueException {
-        Future<CertifiedKey> issuing = work.submit(() -> m.issuer.issue(m.name));
+        Future<CertifiedKey> issuing = threads.work().submit(() -> m.issuer.issue(m.name));
         try {
             return issuing.get(ISSUE_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.ExecutionException e) {
@@ -457,8 +477,12 @@ public final class CertManager implements CertificateSource, AutoCloseable {
 
     /** Stops scheduling; orders in flight are abandoned (their names are ordered again at the next start). */
     @Override
-    public void close() {
-        timer.shutdownNow();
-        work.shutdownNow();
+    public synchronized void close() {
+        Threads running = threads;
+        state = State.CLOSED;
+        if (running != null) {
+            running.timer().shutdownNow();
+            running.work().shutdownNow();
+        }
     }
 }

@@ -44,7 +44,7 @@ public final class AccessLog implements RequestObserver, AutoCloseable {
     private OutputStream out;
 
     /**
-     * Starts the writer thread.
+     * Opens {@code file}; lines are written once {@link #start} has started the writer thread.
      *
      * @param file        where to append, or null for standard output
      * @param logUnrouted whether requests that matched no site are logged (the top-level setting is on)
@@ -60,7 +60,13 @@ public final class AccessLog implements RequestObserver, AutoCloseable {
         this.out = open();
         this.writer = new Thread(this::run, "usher-access-log");
         writer.setDaemon(true);
-        writer.start();
+    }
+
+    /** Starts the writer thread (once): until then requests queue up. */
+    public synchronized void start() {
+        if (writer.getState() == Thread.State.NEW && running) {
+            writer.start();
+        }
     }
 
     private OutputStream open() throws IOException {
@@ -199,8 +205,14 @@ public final class AccessLog implements RequestObserver, AutoCloseable {
 
     /** Writes what is queued, then stops the writer (waits up to two seconds for it). */
     @Override
-    public void close() {
+    public synchronized void close() {
         running = false;
+        if (writer.getState() == Thread.State.NEW) {
+            if (file != null) {
+                closeQuietly(out); // never started: nothing was written
+            }
+            return;
+        }
         LockSupport.unpark(writer);
         try {
             writer.join(2000);
