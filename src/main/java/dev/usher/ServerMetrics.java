@@ -8,7 +8,7 @@ import dev.usher.observe.MetricsSource;
 import dev.usher.observe.OpenConnections;
 import dev.usher.observe.PrometheusText;
 import dev.usher.route.Route;
-import dev.usher.route.RouteTableHolder;
+import dev.usher.route.RouteTable;
 import dev.usher.upstream.BackendStatus;
 import dev.usher.upstream.UpstreamGroup;
 import dev.usher.upstream.UpstreamPool;
@@ -16,6 +16,7 @@ import dev.usher.upstream.UpstreamPools;
 
 import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -36,17 +37,17 @@ final class ServerMetrics implements MetricsSource {
 
     @Override
     public void write(PrometheusText out) {
-        OpenConnections http = usher.httpConnections;
+        Generation generation = usher.generation();
+        Shared shared = usher.shared();
+        OpenConnections http = shared.httpConnections();
         // Connections counts every listener's clients; the plain and HTTP/3 listeners' own counts are exact, the rest
         // are HTTPS over TCP.
-        OpenConnections quic = usher.quicConnections;
-        Integer https = usher.https == null ? null
-                : Math.max(0, usher.connections.size() - (int) http.count() - (int) quic.count());
-        RouteTableHolder routes = usher.routes;
-        RouteTableHolder secureRoutes = usher.secureRoutes;
-        UpstreamPools pools = usher.pools;
-        CertManager certificates = usher.certificates;
-        AccessLog accessLog = usher.accessLog();
+        OpenConnections quic = shared.quicConnections();
+        Integer https = generation.https() == null ? null
+                : Math.max(0, shared.connections().size() - (int) http.count() - (int) quic.count());
+        UpstreamPools pools = shared.pools();
+        CertManager certificates = generation.certificates();
+        AccessLog accessLog = generation.accessLog();
         ReloadCounts.Snapshot reloads = usher.reloads().snapshot();
         out.family("usher_reloads_total", "counter", "Configuration reloads, by result.")
                 .sample("usher_reloads_total", reloads.successes(), "result", "success")
@@ -56,7 +57,7 @@ final class ServerMetrics implements MetricsSource {
         if (https != null) {
             out.sample("usher_open_connections", https, "listener", "https");
         }
-        if (usher.quic != null || quic.count() > 0) {
+        if (generation.quic() != null || quic.count() > 0) {
             out.sample("usher_open_connections", quic.count(), "listener", "http3");
         }
         Map<UpstreamAddress, UpstreamPool> all = new TreeMap<>(Comparator.comparing(UpstreamAddress::authority));
@@ -74,12 +75,10 @@ final class ServerMetrics implements MetricsSource {
         out.family("usher_upstream_up", "gauge", "1 when a site's backend may take requests (health checks and "
                 + "passive health), 0 when it is down.");
         Map<String, UpstreamGroup> groups = new TreeMap<>();
-        for (RouteTableHolder holder : new RouteTableHolder[] {routes, secureRoutes}) {
-            if (holder != null) {
-                for (Route route : holder.get().routes()) {
-                    if (route.upstreams() != null) {
-                        groups.putIfAbsent(route.site().name(), route.upstreams());
-                    }
+        for (RouteTable table : new RouteTable[] {generation.plain(), generation.secure()}) {
+            for (Route route : table == null ? List.<Route>of() : table.routes()) {
+                if (route.upstreams() != null) {
+                    groups.putIfAbsent(route.site().name(), route.upstreams());
                 }
             }
         }

@@ -1,63 +1,43 @@
 package dev.usher;
 
-import dev.usher.admin.AdminListener;
 import dev.usher.cert.CertManager;
-import dev.usher.observe.AccessLog;
-import dev.usher.observe.AccessLogSwitch;
-import dev.usher.observe.Metrics;
-import dev.usher.observe.OpenConnections;
-import dev.usher.observe.RequestObserver;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import dev.usher.cert.CertStore;
-import dev.usher.cert.ChallengeAnswers;
 import dev.usher.cert.Retry;
-import dev.usher.config.ListenAddress;
+import dev.usher.config.ConfigError;
+import dev.usher.config.UpstreamAddress;
 import dev.usher.config.UsherConfig;
-import dev.usher.protocol.AltSvc;
-import dev.usher.protocol.CompressBudget;
-import dev.usher.protocol.Http3Pipeline;
-import dev.usher.protocol.QuicHandshakes;
-import dev.usher.server.QuicListener;
-import dev.usher.server.QuicNative;
-import dev.usher.tls.QuicContexts;
-import dev.usher.protocol.HttpsInitializer;
-import dev.usher.protocol.HttpsProtocols;
+import dev.usher.net.Transport;
+import dev.usher.observe.AccessLog;
+import dev.usher.observe.Metrics;
+import dev.usher.reload.Changes;
 import dev.usher.reload.ReloadCounts;
 import dev.usher.reload.ReloadResult;
 import dev.usher.reload.Reloader;
-import dev.usher.tls.TlsContexts;
-import dev.usher.tls.TlsInitializer;
-import io.netty.channel.ChannelHandler;
-import java.time.Duration;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
-import dev.usher.protocol.ConnectionLimiter;
-import dev.usher.protocol.Http1Initializer;
-import dev.usher.route.RouteTable;
 import dev.usher.route.RouteTableHolder;
-import dev.usher.rules.RuleServices;
 import dev.usher.server.Connections;
 import dev.usher.server.CpuBudget;
-import dev.usher.server.HttpListener;
 import dev.usher.server.ListenException;
-import dev.usher.net.Transport;
-import dev.usher.upstream.UpstreamPools;
+import dev.usher.server.QuicNative;
 import io.netty.channel.EventLoopGroup;
 
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Supplier;
 
 /**
- * A running Usher: event loops, backend pools, the route table and the listeners, wired from one config. Start with
- * {@link #start}; {@link #shutdown} stops it gracefully, {@link #close} quickly. A start that fails half-way releases
- * what it had already taken.
- * {@link #reload} puts another config in service without closing a connection.
+ * A running Usher: what outlives every config ({@link Shared}: event loops, backend pools, rule state, the
+ * connection registry, the request observer) and the {@link Generation} in service (route tables, certificates,
+ * listeners, access log). Start and reload take the same path: {@link GenerationBuilder} prepares the generation for
+ * a config from the one in service ({@link Generation#NONE} at start), then one reference swap puts it in service
+ * and what only the old one held is closed. {@link #shutdown} stops gracefully, {@link #close} quickly.
  *
- * <p>Threads: the fields a reload replaces (listeners, certificates, the HTTPS route holder) are volatile and are
- * written only under this object's lock, by {@link #reload} (see {@link Reconfiguration}).
+ * <p>Threads: {@link #current} is read by every request (through the listeners' route holders) and written only
+ * under this object's lock, by start and {@link #reload}.
  */
 public final class Usher implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Usher.class.getName());
@@ -68,77 +48,19 @@ public final class Usher implements AutoCloseable {
     /** How long a stop waits for the event loops to take the drain request (they may be busy). */
     private static final Duration DRAIN_ASK = Duration.ofSeconds(1);
 
-    final EventLoopGroup loops;
-    final UpstreamPools pools;
-    final RuleServices services;
-    final RouteTableHolder routes;
-    /** Null while Usher serves no HTTPS; a reload may create it. */
-    volatile RouteTableHolder secureRoutes;
-    volatile CertManager certificates;
-    volatile HttpListener http;
-    volatile HttpListener https;
-    /** The UDP socket HTTP/3 is served on; null while HTTP/3 is off (or cannot be served here). */
-    volatile QuicListener quic;
-    volatile AdminListener admin;
-    /** Open client connections of both listeners, ended one by one at shutdown (see {@link Connections#drain}). */
-    final Connections connections;
-    /** What a reload needs to bind listeners and start certificates the way {@link #start} did. */
-    final Transport transport;
-    final ChallengeAnswers answers;
-    final ConnectionLimiter limiter;
-    final CompressBudget compression;
-    final Retry retry;
-    final Duration filePoll;
-    /** Every request ends here: metrics and the access log (a no-op when neither is in use). */
-    final RequestObserver observer;
-    /** Open plain-HTTP client connections, for the metrics. */
-    final OpenConnections httpConnections;
-    /** Open HTTP/3 (QUIC) connections, for the metrics. */
-    final OpenConnections quicConnections = new OpenConnections();
-    /** What HTTPS responses over TCP advertise in Alt-Svc: follows {@link #quic}. */
-    final AltSvc altSvc;
-    /** Whether this platform can serve HTTP/3 at all; asked only when a config wants HTTP/3. */
-    private final Supplier<QuicNative> quicNative;
-    /** Null when the admin endpoint (which serves them) is off. */
-    private final Metrics metrics;
-    /**
-     * Where logged requests go; null when nothing observes requests (neither the admin endpoint's metrics nor an
-     * access log were on at start), and then a reload cannot turn the access log on.
-     */
-    final AccessLogSwitch accessLogs;
-    private final ReloadCounts reloads = new ReloadCounts();
-    private volatile Reloader reloader;
-    /** Guarded by this: no reload starts after a stop began. */
-    private boolean closed;
-    private final AtomicBoolean stopped = new AtomicBoolean();
+    /** Where an Usher is in its life. Guarded by this. */
+    private enum State { STARTING, RUNNING, STOPPING, STOPPED }
 
-    private Usher(EventLoopGroup loops, UpstreamPools pools, RuleServices services, RouteTableHolder routes,
-                  RouteTableHolder secureRoutes, CertManager certificates, HttpListener http, HttpListener https,
-                  Connections connections, Transport transport, ChallengeAnswers answers,
-                  ConnectionLimiter limiter, CompressBudget compression, Retry retry, Duration filePoll,
-                  RequestObserver observer, OpenConnections httpConnections, Metrics metrics, AccessLogSwitch accessLogs,
-                  AltSvc altSvc, Supplier<QuicNative> quicNative) {
-        this.loops = loops;
-        this.pools = pools;
-        this.services = services;
-        this.routes = routes;
-        this.secureRoutes = secureRoutes;
-        this.certificates = certificates;
-        this.http = http;
-        this.https = https;
-        this.connections = connections;
-        this.transport = transport;
-        this.answers = answers;
-        this.limiter = limiter;
-        this.compression = compression;
-        this.retry = retry;
-        this.filePoll = filePoll;
-        this.observer = observer;
-        this.httpConnections = httpConnections;
-        this.metrics = metrics;
-        this.accessLogs = accessLogs;
-        this.altSvc = altSvc;
-        this.quicNative = quicNative;
+    private final Shared shared;
+    private final GenerationBuilder builder;
+    private final ReloadCounts reloads = new ReloadCounts();
+    private volatile Generation current = Generation.NONE;
+    private volatile Reloader reloader;
+    private State state = State.STARTING;
+
+    private Usher(Shared shared) {
+        this.shared = shared;
+        this.builder = new GenerationBuilder(shared, () -> current, () -> reloader);
     }
 
     /** Starts serving {@code config} with as many event loops as this process has CPUs. */
@@ -171,166 +93,133 @@ public final class Usher implements AutoCloseable {
 
     private static Usher start(UsherConfig config, int threads, Retry retry, Duration filePoll,
                                Supplier<QuicNative> quicNative) throws ListenException {
-        Transport transport = Transport.best();
-        EventLoopGroup loops = transport.newGroup(threads, "loop");
-        UpstreamPools pools = new UpstreamPools(transport);
-        RuleServices services = new RuleServices();
-        ChallengeAnswers answers = new ChallengeAnswers();
-        boolean httpsOn = config.listen().httpsOn() && config.anyHttps();
-        RouteTable plainTable = null;
-        RouteTable secureTable = null;
-        CertManager certificates = null;
-        HttpListener https = null;
-        HttpListener http = null;
-        Connections connections = new Connections();
-        AccessLogSwitch accessLogs = null;
-        QuicListener quic = null;
-        AltSvc altSvc = new AltSvc();
+        Shared shared = Shared.create(config, threads, retry, filePoll, quicNative);
+        Usher usher = new Usher(shared);
         try {
-            // Requests are observed only when something uses them: metrics need the admin endpoint, the access log
-            // a site (or the top level) that turns it on. Otherwise no recorder joins the pipelines.
-            Metrics metrics = config.admin() == null ? null : new Metrics();
-            if (metrics != null || config.anyAccessLog()) {
-                accessLogs = new AccessLogSwitch(config.anyAccessLog() ? openAccessLog(config) : null);
-            }
-            RequestObserver observer = RequestObserver.both(metrics, accessLogs);
-            OpenConnections httpConnections = new OpenConnections();
-            ConnectionLimiter limiter = new ConnectionLimiter(config.limits().connections());
-            CompressBudget compression = new CompressBudget();
-            RouteTableHolder secureRoutes = null;
-            int httpsPort = 443;
-            if (httpsOn) {
-                certificates = new CertManager(new CertStore(config.dataDir()), answers, retry, filePoll);
-                certificates.apply(config);
-                secureTable = RouteTable.compileSecure(config, pools, services);
-                secureTable.startHealthChecks(loops, transport);
-                secureRoutes = new RouteTableHolder(secureTable);
-                https = HttpListener.bind(config.listen().https(), transport, loops,
-                        connections.track(new HttpsInitializer(limiter, new TlsInitializer(certificates, answers,
-                                new TlsContexts(TlsContexts.HTTP_PROTOCOLS),
-                                protocolsFor(secureRoutes, compression, observer, altSvc)))));
-                httpsPort = https.address().getPort();
-            }
-            plainTable = httpsOn
-                    ? RouteTable.compilePlain(config, pools, services, httpsPort, answers::http01)
-                    : RouteTable.compile(config, pools, services);
-            plainTable.startHealthChecks(loops, transport);
-            RouteTableHolder routes = new RouteTableHolder(plainTable);
-            http = HttpListener.bind(config.listen().http(), transport, loops,
-                    connections.track(new Http1Initializer(routes, limiter, compression, observer, httpConnections)));
-            if (!transport.name().equals("epoll")) {
-                LOG.log(Level.INFO, "epoll is not available ({0}); using Java NIO",
-                        String.valueOf(Transport.epollUnavailabilityCause()));
-            }
-            String degraded = httpsOn && config.listen().http3On()
-                    ? quicNative.get().degradedNote(config.listen()) : null;
-            if (degraded != null) {
-                LOG.log(Level.WARNING, degraded);
-            }
-            int machine = CpuBudget.machineCpus();
-            Usher usher = new Usher(loops, pools, services, routes, secureRoutes, certificates, http, https,
-                    connections, transport, answers, limiter, compression, retry, filePoll, observer,
-                    httpConnections, metrics, accessLogs, altSvc, quicNative);
-            if (httpsOn && usher.servesHttp3(config.listen())) {
-                quic = usher.bindQuic(config, https.address(), certificates, secureRoutes);
-                usher.quic = quic;
-                altSvc.advertise(quic.address().getPort());
-            }
-            LOG.log(Level.INFO, "listening on http://{0}{1}{2} with {3} event loop thread(s) ({4} transport; CPUs "
-                            + "available to this process: {5}{6}); {7} site(s) from {8}",
-                    hostPort(http.address()), https == null ? "" : " and https://" + hostPort(https.address()),
-                    quic == null ? "" : " (HTTP/3 on UDP " + hostPort(quic.address()) + ")",
-                    threads, transport.name(), Runtime.getRuntime().availableProcessors(),
-                    machine > 0 ? ", on the machine: " + machine : "", config.sites().size(), config.source());
-            if (metrics != null) {
-                metrics.with(new ServerMetrics(usher));
-            }
-            if (config.admin() != null) {
-                usher.admin = usher.bindAdmin(config.admin()); // on failure, the catch below releases everything
-                LOG.log(Level.INFO, "admin endpoint on http://{0}", hostPort(usher.admin.address()));
-            }
+            usher.begin(config, threads);
             return usher;
         } catch (ListenException | RuntimeException e) {
-            if (http != null) {
-                http.close();
-            }
-            if (https != null) {
-                https.close();
-            }
-            if (quic != null) {
-                quic.close();
-            }
-            if (plainTable != null) {
-                plainTable.close();
-            }
-            if (secureTable != null) {
-                secureTable.close();
-            }
-            if (certificates != null) {
-                certificates.close();
-            }
-            services.close();
-            pools.close();
-            loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-            if (accessLogs != null) {
-                accessLogs.close();
-            }
+            shared.close();
             throw e;
         }
     }
 
-    static AccessLog openAccessLog(UsherConfig config) {
+    /** Puts the first generation in service and says where Usher listens. */
+    private synchronized void begin(UsherConfig config, int threads) throws ListenException {
+        Generation first;
         try {
-            return new AccessLog(config.accessLog().file(), config.accessLog().on());
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot open the access log " + config.accessLog().file(), e);
+            first = builder.prepare(Generation.NONE, config, new ArrayList<>());
+        } catch (GenerationBuilder.Failure e) {
+            if (e.getCause() instanceof ListenException listen) {
+                throw listen;
+            }
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e);
         }
-    }
-
-    static Supplier<ChannelHandler> protocolsFor(RouteTableHolder routes, CompressBudget compression,
-                                                 RequestObserver observer, AltSvc altSvc) {
-        return () -> new HttpsProtocols(routes, compression, observer, altSvc);
-    }
-
-    /** True when {@code listen} asks for HTTP/3 and this platform can serve it (the native library is loaded now). */
-    boolean servesHttp3(dev.usher.config.Listen listen) {
-        return listen.http3On() && quicNative.get().serves(listen);
-    }
-
-    /**
-     * Binds the HTTP/3 listener: UDP on the HTTPS listener's host and actual port, certificates from
-     * {@code certificates} by SNI, requests through {@code secureRoutes}. Its connections are tracked with the
-     * others (graceful close at stop).
-     */
-    QuicListener bindQuic(UsherConfig config, InetSocketAddress httpsAddress, CertManager certificates,
-                          RouteTableHolder secureRoutes) throws ListenException {
-        QuicHandshakes handshakes = new QuicHandshakes();
-        ChannelHandler codec = Http3Pipeline.codec(new QuicContexts(certificates), config, handshakes,
-                connections.track(Http3Pipeline.connectionInitializer(secureRoutes, limiter, compression, observer,
-                        quicConnections, handshakes)));
-        return QuicListener.bind(config.listen().https().host(), httpsAddress.getPort(), transport, loops, codec);
-    }
-
-    /** Binds the admin endpoint; it asks this Usher for the current certificates and reloader on each request. */
-    AdminListener bindAdmin(ListenAddress address) throws ListenException {
-        return AdminListener.bind(address, transport, loops, () -> certificates, () -> reloader, metrics,
-                () -> routes.get().config().adminSecret(), this::routeTables);
+        try {
+            commit(Generation.NONE, first);
+        } catch (RuntimeException e) {
+            first.closeAllBut(Generation.NONE);
+            throw e;
+        }
+        state = State.RUNNING;
+        Transport transport = shared.transport();
+        if (!transport.name().equals("epoll")) {
+            LOG.log(Level.INFO, "epoll is not available ({0}); using Java NIO",
+                    String.valueOf(Transport.epollUnavailabilityCause()));
+        }
+        String degraded = first.https() != null && config.listen().http3On()
+                ? shared.quicNative().get().degradedNote(config.listen()) : null;
+        if (degraded != null) {
+            LOG.log(Level.WARNING, degraded);
+        }
+        int machine = CpuBudget.machineCpus();
+        LOG.log(Level.INFO, "listening on http://{0}{1}{2} with {3} event loop thread(s) ({4} transport; CPUs "
+                        + "available to this process: {5}{6}); {7} site(s) from {8}",
+                hostPort(first.http().address()),
+                first.https() == null ? "" : " and https://" + hostPort(first.https().address()),
+                first.quic() == null ? "" : " (HTTP/3 on UDP " + hostPort(first.quic().address()) + ")",
+                threads, transport.name(), Runtime.getRuntime().availableProcessors(),
+                machine > 0 ? ", on the machine: " + machine : "", config.sites().size(), config.source());
+        if (shared.metrics() != null) {
+            shared.metrics().with(new ServerMetrics(this));
+        }
+        if (first.admin() != null) {
+            LOG.log(Level.INFO, "admin endpoint on http://{0}", hostPort(first.admin().address()));
+        }
     }
 
     /**
      * Puts {@code next} in service: backend pools and rule state are shared, so connections to backends that stay
      * are kept; certificates for new HTTPS sites are in place (local ones) or ordered (ACME) before the sites are
-     * routed; both route tables are swapped; listeners whose address changed are bound anew before the old ones
-     * are closed (their open connections stay). If anything cannot be done (a listener cannot be bound), the old
-     * config keeps serving entirely and the result says why. Open connections and requests in flight are never cut;
-     * changed limits and timeouts apply to connections accepted from now on. Reloads run one at a time.
+     * routed; listeners whose address changed are bound anew before the old ones are closed (their open
+     * connections stay). If anything cannot be done (a listener cannot be bound), the old config keeps serving
+     * entirely and the result says why. Open connections and requests in flight are never cut; changed limits and
+     * timeouts apply to connections accepted from now on. Reloads run one at a time.
      */
     public synchronized ReloadResult reload(UsherConfig next) {
-        if (closed) {
-            return ReloadResult.failed(java.util.List.of(new dev.usher.config.ConfigError(next.source(), 0, 0, "",
-                    "Usher is stopping")), Duration.ZERO);
+        long started = System.nanoTime();
+        if (state != State.RUNNING) {
+            return ReloadResult.failed(List.of(new ConfigError(next.source(), 0, 0, "", "Usher is stopping")),
+                    Duration.ZERO);
         }
-        return new Reconfiguration(this, next).run();
+        Generation previous = current;
+        List<String> listeners = new ArrayList<>();
+        Generation prepared;
+        try {
+            prepared = builder.prepare(previous, next, listeners);
+        } catch (GenerationBuilder.Failure e) {
+            return ReloadResult.failed(List.of(new ConfigError(next.source(), 0, 0, e.setting(), e.getMessage())),
+                    Duration.ofNanos(System.nanoTime() - started));
+        }
+        commit(previous, prepared);
+        Changes changes = Changes.between(previous.config(), next);
+        for (String listener : listeners) {
+            changes = changes.withListener(listener);
+        }
+        if (prepared.http() != previous.http() || prepared.https() != previous.https()
+                || prepared.admin() != previous.admin()) {
+            LOG.log(Level.INFO, "reload: now listening on http://{0}{1}{2}", hostPort(prepared.http().address()),
+                    prepared.https() == null ? "" : " and https://" + hostPort(prepared.https().address()),
+                    prepared.admin() == null ? "" : "; admin endpoint on http://"
+                            + hostPort(prepared.admin().address()));
+        }
+        return ReloadResult.succeeded(changes, Duration.ofNanos(System.nanoTime() - started));
+    }
+
+    /**
+     * Puts {@code next} in service in place of {@code previous}. Cannot fail for a reason of the config: the
+     * certificates of its sites first (local ones made now, stored ones loaded, ACME orders in the background;
+     * names no longer served retired), the health checks of its route tables, then the swap, after which its new
+     * listeners accept; then what only {@code previous} held is closed.
+     */
+    private void commit(Generation previous, Generation next) {
+        CertManager certificates = next.certificates();
+        if (certificates != null) {
+            certificates.start(); // a new manager's threads; nothing for one handed over
+            certificates.apply(next.config());
+        }
+        next.tables().forEach(table -> table.startHealthChecks(shared.loops(), shared.transport()));
+        current = next;
+        next.startAccepting(previous);
+        if (next.quic() != null) {
+            shared.altSvc().advertise(next.quic().address().getPort());
+        } else {
+            shared.altSvc().withdraw();
+        }
+        shared.limiter().setMax(next.config().limits().connections());
+        if (shared.accessLogs() != null && next.accessLog() != previous.accessLog()) {
+            if (next.accessLog() != null) {
+                next.accessLog().start();
+            }
+            shared.accessLogs().replace(next.accessLog()); // the old one writes what it had queued, then closes
+        }
+        previous.closeAllBut(next);
+        Set<UpstreamAddress> inUse = new HashSet<>();
+        next.config().sites().forEach(site -> inUse.addAll(site.upstreams()));
+        int closed = shared.pools().retainOnly(inUse);
+        if (closed > 0) {
+            LOG.log(Level.DEBUG, "reload: closed the connection pools of {0} removed backend(s)", closed);
+        }
     }
 
     /**
@@ -343,15 +232,19 @@ public final class Usher implements AutoCloseable {
         return made;
     }
 
-    /** The running route tables, the HTTPS one first (its routes have the backends of HTTPS sites). */
-    private java.util.List<RouteTable> routeTables() {
-        RouteTableHolder secure = secureRoutes;
-        return secure == null ? java.util.List.of(routes.get()) : java.util.List.of(secure.get(), routes.get());
-    }
-
     /** How many reloads succeeded and failed, and when the last ones happened. */
     public ReloadCounts reloads() {
         return reloads;
+    }
+
+    /** The generation in service, for {@link ServerMetrics}. */
+    Generation generation() {
+        return current;
+    }
+
+    /** What outlives generations, for {@link ServerMetrics}. */
+    Shared shared() {
+        return shared;
     }
 
     /** {@code 10 s}, {@code 1500 ms}. */
@@ -366,80 +259,83 @@ public final class Usher implements AutoCloseable {
 
     /** The event loops every connection of this Usher runs on (they outlive reloads). */
     public EventLoopGroup eventLoops() {
-        return loops;
+        return shared.loops();
     }
 
     /** The Netty transport in use (epoll, or NIO where epoll cannot load). */
     public Transport transport() {
-        return transport;
+        return shared.transport();
     }
 
     /** The config in service (the last one a reload put in place). */
     public UsherConfig config() {
-        return routes.get().config();
+        return current.config();
     }
 
     /** True when requests are observed (metrics or an access log): only then can an access log be reopened. */
     public boolean observesRequests() {
-        return accessLogs != null;
+        return shared.accessLogs() != null;
     }
 
     /** The bound plain-HTTP address (with the real port when 0 was configured). */
     public InetSocketAddress httpAddress() {
-        return http.address();
+        return current.http().address();
     }
 
     /** The bound HTTPS address, or null when Usher serves no HTTPS. */
     public InetSocketAddress httpsAddress() {
-        return https == null ? null : https.address();
+        Generation g = current;
+        return g.https() == null ? null : g.https().address();
     }
 
     /** The UDP address HTTP/3 is served on, or null when it is not. */
     public InetSocketAddress http3Address() {
-        QuicListener listener = quic;
-        return listener == null ? null : listener.address();
+        Generation g = current;
+        return g.quic() == null ? null : g.quic().address();
     }
 
     /** The admin endpoint's address, or null when it is off. */
     public InetSocketAddress adminAddress() {
-        return admin == null ? null : admin.address();
+        Generation g = current;
+        return g.admin() == null ? null : g.admin().address();
     }
 
-    /** The HTTPS listener's route table holder, or null when Usher serves no HTTPS. */
+    /** The HTTPS listener's routes, or null when Usher has never served HTTPS. */
     public RouteTableHolder secureRoutes() {
-        return secureRoutes;
+        return current.secure() == null ? null : () -> current.secure();
     }
 
-    /** The current route table holder of the plain-HTTP listener. */
+    /** The plain-HTTP listener's routes. */
     public RouteTableHolder routes() {
-        return routes;
+        return () -> current.plain();
     }
 
     /** The metrics served at the admin endpoint's {@code /metrics}, or null when the admin endpoint is off. */
     public Metrics metrics() {
-        return metrics;
+        return shared.metrics();
     }
 
     /** The access log in service, or null when no request is logged. */
     public AccessLog accessLog() {
-        return accessLogs == null ? null : accessLogs.current();
+        return current.accessLog();
     }
 
     /** Reopens the access log's file, if one is in service (SIGUSR1). */
     public void reopenAccessLog() {
-        if (accessLogs != null) {
-            accessLogs.reopen();
+        AccessLog log = current.accessLog();
+        if (log != null) {
+            log.reopen();
         }
     }
 
     /** The certificate manager, or null when Usher serves no HTTPS. */
     public CertManager certificates() {
-        return certificates;
+        return current.certificates();
     }
 
     /** Client connections open now (both listeners; the admin endpoint's are not counted). */
     public int openConnections() {
-        return connections.size();
+        return shared.connections().size();
     }
 
     /**
@@ -460,23 +356,20 @@ public final class Usher implements AutoCloseable {
     }
 
     private void stop(Duration grace, boolean report) {
-        if (!stopped.compareAndSet(false, true)) {
-            return;
-        }
-        synchronized (this) {
-            closed = true; // waits for a reload in progress; none starts after
+        Generation last;
+        synchronized (this) { // waits for a reload in progress; none starts after
+            if (state != State.RUNNING) {
+                return;
+            }
+            state = State.STOPPING;
+            last = current;
         }
         long deadline = System.nanoTime() + grace.toNanos();
-        if (admin != null) {
-            admin.close();
-        }
-        http.close();
-        if (https != null) {
-            https.close();
-        }
+        last.tcpListeners().forEach(Usher::closeQuietly);
         // The UDP socket stays open through the drain: closing it would end every QUIC connection at once. HTTP/3
         // connections get GOAWAY and close when their streams are done; new QUIC handshakes are still answered.
-        altSvc.withdraw();
+        shared.altSvc().withdraw();
+        Connections connections = shared.connections();
         Connections.Summary drained = connections.drain(DRAIN_ASK.compareTo(grace) < 0 ? DRAIN_ASK : grace);
         if (report) {
             LOG.log(Level.INFO, "stopping: {0} connections, {1} requests in flight{2}, grace {3}",
@@ -487,21 +380,19 @@ public final class Usher implements AutoCloseable {
         if (!connections.awaitClosed(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))) && report) {
             LOG.log(Level.INFO, "grace period over: cutting {0} connection(s)", connections.size());
         }
-        if (quic != null) {
-            quic.close();
+        // The access log goes last, with the event loops (Shared.close): requests cut at the end still get a line.
+        last.closeAllBut(Generation.holding(last.accessLog()));
+        shared.close();
+        synchronized (this) {
+            state = State.STOPPED;
         }
-        routes.get().close();
-        if (secureRoutes != null) {
-            secureRoutes.get().close();
-        }
-        if (certificates != null) {
-            certificates.close();
-        }
-        services.close();
-        pools.close();
-        loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-        if (accessLogs != null) {
-            accessLogs.close();
+    }
+
+    private static void closeQuietly(AutoCloseable listener) {
+        try {
+            listener.close();
+        } catch (Exception e) {
+            LOG.log(Level.DEBUG, "closing a listener at stop: " + e);
         }
     }
 }

@@ -85,6 +85,11 @@ public final class AdminListener implements AutoCloseable {
         return new AdminListener(listener, sampling);
     }
 
+    /** Starts accepting connections (see {@link HttpListener#startAccepting}). */
+    public void startAccepting() {
+        listener.startAccepting();
+    }
+
     /** The bound address. */
     public InetSocketAddress address() {
         return listener.address();

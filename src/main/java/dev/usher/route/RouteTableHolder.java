@@ -1,25 +1,17 @@
 package dev.usher.route;
 
-import java.util.concurrent.atomic.AtomicReference;
-
 /**
- * The current {@link RouteTable}. Every request reads it once and keeps that snapshot to its end, so a swap never
- * changes a request half-way.
+ * Where a listener's pipelines find the current {@link RouteTable}. Every request reads it once and keeps that
+ * snapshot to its end, so a reload never changes a request half-way. The running server's holders read the route
+ * table of the generation in service; a fixed table (tests, benchmarks) is {@link #of}.
  */
-public final class RouteTableHolder {
-    private final AtomicReference<RouteTable> current;
-
-    public RouteTableHolder(RouteTable initial) {
-        current = new AtomicReference<>(initial);
-    }
-
+@FunctionalInterface
+public interface RouteTableHolder {
     /** The snapshot to use for a new request. */
-    public RouteTable get() {
-        return current.get();
-    }
+    RouteTable get();
 
-    /** Makes {@code next} the snapshot for every request that starts from now on; returns the previous one. */
-    public RouteTable swap(RouteTable next) {
-        return current.getAndSet(next);
+    /** A holder that always gives {@code table}. */
+    static RouteTableHolder of(RouteTable table) {
+        return () -> table;
     }
 }

@@ -31,7 +31,11 @@ public final class HttpListener implements AutoCloseable {
         this.channel = channel;
     }
 
-    /** Binds {@code address}; throws {@link ListenException} with a plain explanation when it cannot. */
+    /**
+     * Binds {@code address}; throws {@link ListenException} with a plain explanation when it cannot. Connections are
+     * accepted once {@link #startAccepting} is called (until then the kernel queues them): a reload binds its new
+     * listeners before the config they serve is in place.
+     */
     public static HttpListener bind(ListenAddress address, Transport transport, EventLoopGroup loops,
                                     ChannelHandler initializer) throws ListenException {
         ServerBootstrap bootstrap = new ServerBootstrap()
@@ -40,6 +44,7 @@ public final class HttpListener implements AutoCloseable {
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .option(ChannelOption.RCVBUF_ALLOCATOR, acceptAllocator())
+                .option(ChannelOption.AUTO_READ, false)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.AUTO_READ, false)
                 .childHandler(initializer);
@@ -79,6 +84,11 @@ public final class HttpListener implements AutoCloseable {
     /** The address actually bound (the real port when 0 was asked for). */
     public InetSocketAddress address() {
         return (InetSocketAddress) channel.localAddress();
+    }
+
+    /** Starts taking the connections the kernel queued since the bind, and every one after. */
+    public void startAccepting() {
+        channel.config().setAutoRead(true);
     }
 
     /** Stops accepting; connections already open are not touched. */

@@ -36,7 +36,7 @@ public final class QuicListener implements AutoCloseable {
     /**
      * Binds UDP {@code host:port} with {@code codec} (the QUIC server codec) as its handler; throws
      * {@link ListenException} naming the port and protocol when it cannot (most often: another process has the UDP
-     * port).
+     * port). Datagrams are read once {@link #startAccepting} is called.
      *
      * @param host the HTTPS listener's host, empty for every interface
      * @param port the HTTPS listener's actual port
@@ -48,6 +48,7 @@ public final class QuicListener implements AutoCloseable {
                 .channel(transport.datagramChannel())
                 .option(ChannelOption.SO_RCVBUF, WANTED_BUFFER)
                 .option(ChannelOption.SO_SNDBUF, WANTED_BUFFER)
+                .option(ChannelOption.AUTO_READ, false)
                 .handler(codec);
         InetSocketAddress socket = host.isEmpty() ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
         Channel bound;
@@ -100,6 +101,11 @@ public final class QuicListener implements AutoCloseable {
 
     private static String kib(int bytes) {
         return bytes / 1024 + " KiB";
+    }
+
+    /** Starts reading datagrams (bound, but not read until the config it serves is in place, as for TCP). */
+    public void startAccepting() {
+        channel.config().setAutoRead(true);
     }
 
     /** The address actually bound. */

@@ -27,6 +27,7 @@ class StaticFilesTest {
         loops = transport.newGroup(1, "static-test");
         admin = AdminListener.bind(new ListenAddress("127.0.0.1", 0), transport, loops, () -> null, () -> null, null,
                 () -> null, List::of, "dev/usher/admin/testui/");
+        admin.startAccepting();
     }
 
     @AfterAll

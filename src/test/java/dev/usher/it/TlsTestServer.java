@@ -62,7 +62,7 @@ final class TlsTestServer implements AutoCloseable {
         UpstreamPools pools = new UpstreamPools(transport);
         RuleServices services = new RuleServices();
         RouteTable table = RouteTable.compile(config, pools, services);
-        RouteTableHolder routes = new RouteTableHolder(table);
+        RouteTableHolder routes = RouteTableHolder.of(table);
         CompressBudget compression = new CompressBudget();
         SelfSignedCertificate cert = new SelfSignedCertificate("localhost");
         SslContext ssl = SslContextBuilder.forServer(cert.certificate(), cert.privateKey())

@@ -72,7 +72,7 @@ public class RequestHeadersBenchmark {
         channel = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
         ChannelHandlerContext ctx = channel.pipeline().firstContext();
         peer = new InetSocketAddress("203.0.113.7", 51234).getAddress();
-        dispatch = new RequestDispatch(new RouteTableHolder(table), "http", new NoClient(), ctx,
+        dispatch = new RequestDispatch(RouteTableHolder.of(table), "http", new NoClient(), ctx,
                 new InetSocketAddress(peer, 51234));
         // The template is what Usher's decoder hands on: decode the wire text once with Netty's decoder.
         EmbeddedChannel decoder = new EmbeddedChannel(new HttpRequestDecoder());
