@@ -57,7 +57,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * Several {@code issue} calls may run at once, for different names: each uses its own acme4j {@link Session}, and
  * they share one HTTP client.
  */
-public final class AcmeIssuer implements Issuer {
+final class AcmeIssuer implements Issuer {
     private static final System.Logger LOG = System.getLogger(AcmeIssuer.class.getName());
 
     /** How long the CA may take to validate one challenge (Let's Encrypt: seconds; several perspectives). */

@@ -7,7 +7,7 @@ import java.util.Optional;
  * A certificate could not be obtained. The message says why in words an operator can act on (for ACME: the CA's
  * problem document); {@link #retryAfter()} is set when the CA asked to wait (a rate limit).
  */
-public final class IssueException extends Exception {
+final class IssueException extends Exception {
     private static final long serialVersionUID = 1L;
     private final transient Instant retryAfter;
 

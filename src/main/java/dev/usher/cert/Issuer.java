@@ -7,7 +7,7 @@ import java.util.Optional;
  * Makes certificates for one host name: an ACME CA, Usher's local CA. Calls block (network, key generation) and are
  * made off the event loops.
  */
-public interface Issuer {
+interface Issuer {
     /** A stable, file-name-safe identifier: the folder under {@code certificates/} where its certificates live. */
     String id();
 

@@ -19,7 +19,7 @@ import java.util.Arrays;
  * the first line of standard input; it is never taken from the command line, where {@code ps} and shell history
  * would show it. Exit status: 0 done, 1 empty or mismatched password, 2 misuse.
  */
-public final class PasswordHashCommand {
+final class PasswordHashCommand {
     static final int COST = 12;
     /** bcrypt reads at most this many bytes of a password; the rest makes no difference. */
     private static final int BCRYPT_MAX_BYTES = 72;

@@ -1,7 +1,7 @@
 package dev.usher.observe;
 
 /** The HTTP version a request came over, as written in the access log and the metrics' {@code protocol} label. */
-public enum Protocol {
+enum Protocol {
     H1("h1"), H2("h2"), H3("h3");
 
     private final String label;

@@ -23,7 +23,7 @@ import dev.usher.config.UpstreamAddress;
  * @param tls            the TLS version (such as {@code TLSv1.3}), or null over plain HTTP
  * @param site           the site that took the request, or null when it matched none
  */
-public record RequestRecord(long startMillis, String client, String host, String method, String uri,
+record RequestRecord(long startMillis, String client, String host, String method, String uri,
                             Protocol protocol, int status, long bytesIn, long bytesOut, long durationNanos,
                             UpstreamAddress upstream, long upstreamNanos, String tls, Site site) {
     /** The site's name, or null when the request matched no site. */

@@ -45,7 +45,7 @@ import java.util.List;
  *
  * <p>Threading: one instance per connection, used on its event loop only.
  */
-public final class ResponseCompressor extends HttpContentEncoder {
+final class ResponseCompressor extends HttpContentEncoder {
     /**
      * Whether the site of the current request allows compression: the proxy sets it on the channel before writing
      * a response; it is read, and cleared, when that response's head passes here, so it applies to that one
