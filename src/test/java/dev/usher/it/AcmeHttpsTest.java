@@ -1,19 +1,20 @@
 package dev.usher.it;
 
-import dev.usher.cli.CliAccess;
 import dev.usher.Usher;
 import dev.usher.cert.CertifiedKey;
 import dev.usher.cert.Retry;
+import dev.usher.cli.CliAccess;
 import dev.usher.config.ConfigLoader;
 import dev.usher.testing.Command;
 import dev.usher.testing.Pebble;
+import dev.usher.testing.RawHttp;
+import dev.usher.testing.Servers;
 import dev.usher.testing.TlsProbe;
 import dev.usher.whoami.Whoami;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -31,6 +32,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * kept on disk and served again after a restart without a new order; a damaged file replaced; {@code usher renew}.
  */
 class AcmeHttpsTest {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     @TempDir
     static Path work;
     static Pebble pebble;
@@ -43,8 +47,8 @@ class AcmeHttpsTest {
     static void start() throws Exception {
         httpPort = Pebble.freePort();
         httpsPort = Pebble.freePort();
-        pebble = Pebble.start(httpPort, httpsPort);
-        backend = Whoami.start("127.0.0.1", 0, "acme-backend");
+        pebble = servers.track(Pebble.start(httpPort, httpsPort));
+        backend = servers.backend("acme-backend");
         StringBuilder pem = new StringBuilder();
         for (X509Certificate root : pebble.issuingRoots()) {
             pem.append("-----BEGIN CERTIFICATE-----\n")
@@ -52,12 +56,6 @@ class AcmeHttpsTest {
                     .append("\n-----END CERTIFICATE-----\n");
         }
         pebbleRoots = Files.writeString(work.resolve("pebble-roots.pem"), pem);
-    }
-
-    @AfterAll
-    static void stop() {
-        backend.close();
-        pebble.close();
     }
 
     static String config(Path data, String challenge, String admin, String... names) {

@@ -6,13 +6,13 @@ import dev.usher.cert.Retry;
 import dev.usher.config.ConfigLoader;
 import dev.usher.testing.Command;
 import dev.usher.testing.Pebble;
+import dev.usher.testing.Servers;
 import dev.usher.testing.TlsProbe;
 import dev.usher.whoami.Whoami;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,6 +27,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * starts: retried with backoff until it comes up.
  */
 class AcmeRenewalTest {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     private static final Duration LIFETIME = Duration.ofSeconds(15);
 
     @TempDir
@@ -35,12 +38,7 @@ class AcmeRenewalTest {
 
     @BeforeAll
     static void start() {
-        backend = Whoami.start("127.0.0.1", 0, "renewal-backend");
-    }
-
-    @AfterAll
-    static void stop() {
-        backend.close();
+        backend = servers.backend("renewal-backend");
     }
 
     private static String config(int http, int https, Path data, URI directory, Path trust, String name) {

@@ -2,35 +2,34 @@ package dev.usher.it;
 
 import dev.usher.Usher;
 import dev.usher.config.ConfigLoader;
-import org.junit.jupiter.api.AfterAll;
+import dev.usher.testing.RawHttp;
+import dev.usher.testing.Servers;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The loopback admin endpoint: health, certificate list, renewal, and refusals for browsers and other hosts. */
 class AdminEndpointTest {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     @TempDir
     static Path data;
     static Usher usher;
 
     @BeforeAll
     static void start() throws Exception {
-        usher = Usher.start(ConfigLoader.parse("""
+        usher = servers.track(Usher.start(ConfigLoader.parse("""
                 listen: {http: "127.0.0.1:0", https: "127.0.0.1:0"}
                 admin: "127.0.0.1:0"
                 data: %s
                 sites:
                   app.localhost: 127.0.0.1:9
-                """.formatted(data), "admin.yaml"), 1);
-    }
-
-    @AfterAll
-    static void stop() {
-        usher.close();
+                """.formatted(data), "admin.yaml"), 1));
     }
 
     private static RawHttp.Response send(String request) throws Exception {

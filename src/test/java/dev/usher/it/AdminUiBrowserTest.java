@@ -1,12 +1,12 @@
 package dev.usher.it;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.usher.cli.CliAccess;
+import dev.usher.testing.RawHttp;
+import com.sun.net.httpserver.HttpServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,8 +1,9 @@
 package dev.usher.it;
 
+import dev.usher.testing.RawHttp;
+import dev.usher.testing.RunningUsher;
 import dev.usher.whoami.Whoami;
 import org.junit.jupiter.api.Test;
-
 import java.net.ServerSocket;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

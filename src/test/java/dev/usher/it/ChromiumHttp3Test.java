@@ -4,13 +4,13 @@ import dev.usher.Usher;
 import dev.usher.cert.Retry;
 import dev.usher.config.ConfigLoader;
 import dev.usher.server.ListenException;
+import dev.usher.testing.Servers;
 import dev.usher.testing.TlsProbe;
 import dev.usher.whoami.Whoami;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -35,6 +35,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * in two page loads, so the Alt-Svc header is tested separately ({@link Http3Test}).
  */
 class ChromiumHttp3Test {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     private static final String CHROMIUM = "/usr/bin/chromium";
     private static final String SITE = "app.localhost";
 
@@ -46,7 +49,7 @@ class ChromiumHttp3Test {
 
     @BeforeAll
     static void start() throws Exception {
-        backend = Whoami.start("127.0.0.1", 0, "browser-backend");
+        backend = servers.backend("browser-backend");
         accessLog = dir.resolve("access.log");
         String yaml = """
                 listen: {http: "127.0.0.1:0", https: "127.0.0.1:0"}
@@ -59,7 +62,7 @@ class ChromiumHttp3Test {
         // The UDP port is the TCP one Usher was given: on the rare chance another process holds it, start again.
         for (int attempt = 1; ; attempt++) {
             try {
-                usher = Usher.start(ConfigLoader.parse(yaml, "browser.yaml"), 1, Retry.DEFAULT, Duration.ofSeconds(10));
+                usher = servers.track(Usher.start(ConfigLoader.parse(yaml, "browser.yaml"), 1, Retry.DEFAULT, Duration.ofSeconds(10)));
                 break;
             } catch (ListenException e) {
                 if (attempt == 3) {
@@ -67,14 +70,6 @@ class ChromiumHttp3Test {
                 }
             }
         }
-    }
-
-    @AfterAll
-    static void stop() {
-        if (usher != null) {
-            usher.close();
-        }
-        backend.close();
     }
 
     @Test

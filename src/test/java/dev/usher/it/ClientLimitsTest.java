@@ -1,10 +1,12 @@
 package dev.usher.it;
 
+import dev.usher.testing.RawHttp;
+import dev.usher.testing.RunningUsher;
+import dev.usher.testing.Servers;
 import dev.usher.whoami.Whoami;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
+import org.junit.jupiter.api.extension.RegisterExtension;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -16,24 +18,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Slowloris defences and the connection cap. */
 class ClientLimitsTest {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     static Whoami backend;
     static RunningUsher usher;
 
     @BeforeAll
     static void start() throws Exception {
-        backend = Whoami.start("127.0.0.1", 0, "b");
-        usher = RunningUsher.start("""
+        backend = servers.backend("b");
+        usher = servers.usher("""
                 timeouts: {header: 600ms, idle: 3s}
                 limits: {connections: 4}
                 sites:
                   app.example.com: 127.0.0.1:%d
                 """.formatted(backend.port()));
-    }
-
-    @AfterAll
-    static void stop() {
-        usher.close();
-        backend.close();
     }
 
     @Test

@@ -1,9 +1,11 @@
 package dev.usher.it;
 
-import org.junit.jupiter.api.AfterAll;
+import dev.usher.testing.RawHttp;
+import dev.usher.testing.RunningUsher;
+import dev.usher.testing.Servers;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
+import org.junit.jupiter.api.extension.RegisterExtension;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -18,21 +20,19 @@ import static org.assertj.core.api.Assertions.assertThat;
  * timeout.
  */
 class ClosingUnderBackpressureTest {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     static RunningUsher usher;
 
     @BeforeAll
     static void start() throws Exception {
-        usher = RunningUsher.start("""
+        usher = servers.usher("""
                 timeouts: {header: 1s, idle: 1s}
                 limits: {connections: 1}
                 sites:
                   fixed.example.com: {respond: {status: 200, body: "%s"}, timeouts: {write: 500ms}}
                 """.formatted("y".repeat(4000)));
-    }
-
-    @AfterAll
-    static void stop() {
-        usher.close();
     }
 
     @Test

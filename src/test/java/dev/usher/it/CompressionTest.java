@@ -1,10 +1,12 @@
 package dev.usher.it;
 
+import dev.usher.testing.RawHttp;
+import dev.usher.testing.RunningUsher;
+import dev.usher.testing.Servers;
 import dev.usher.whoami.Whoami;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
+import org.junit.jupiter.api.extension.RegisterExtension;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.net.Socket;
@@ -17,23 +19,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Responses are compressed on the way through when the client accepts it and the site allows it. */
 class CompressionTest {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     static Whoami backend;
     static RunningUsher usher;
 
     @BeforeAll
     static void start() throws Exception {
-        backend = Whoami.start("127.0.0.1", 0, "b");
-        usher = RunningUsher.start("""
+        backend = servers.backend("b");
+        usher = servers.usher("""
                 sites:
                   zip.example.com: 127.0.0.1:%1$d
                   nozip.example.com: {to: 127.0.0.1:%1$d, gzip: false}
                 """.formatted(backend.port()));
-    }
-
-    @AfterAll
-    static void stop() {
-        usher.close();
-        backend.close();
     }
 
     /** A large, compressible text body sent to /echo, which streams it back as text/plain. */

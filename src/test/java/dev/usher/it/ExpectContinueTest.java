@@ -1,8 +1,8 @@
 package dev.usher.it;
 
+import dev.usher.testing.RunningUsher;
 import dev.usher.whoami.Whoami;
 import org.junit.jupiter.api.Test;
-
 import java.io.InputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;

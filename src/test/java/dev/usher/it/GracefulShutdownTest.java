@@ -1,10 +1,12 @@
 package dev.usher.it;
 
+import dev.usher.testing.RawHttp;
+import dev.usher.testing.RunningUsher;
+import dev.usher.testing.Servers;
 import dev.usher.whoami.Whoami;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
+import org.junit.jupiter.api.extension.RegisterExtension;
 import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.Socket;
@@ -25,16 +27,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * websocket is told "going away" (1001), and what outlives the grace period is cut.
  */
 class GracefulShutdownTest {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     static Whoami backend;
 
     @BeforeAll
     static void startBackend() throws Exception {
-        backend = Whoami.start("127.0.0.1", 0, "slow");
-    }
-
-    @AfterAll
-    static void stopBackend() {
-        backend.close();
+        backend = servers.backend("slow");
     }
 
     private static RunningUsher usher() throws Exception {

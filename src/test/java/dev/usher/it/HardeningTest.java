@@ -1,11 +1,13 @@
 package dev.usher.it;
 
+import dev.usher.testing.RawHttp;
+import dev.usher.testing.RunningUsher;
+import dev.usher.testing.Servers;
 import dev.usher.whoami.Whoami;
 import io.netty.util.internal.PlatformDependent;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
+import org.junit.jupiter.api.extension.RegisterExtension;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -16,14 +18,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Attacks and abuse found in review: each of these failed before its fix. */
 class HardeningTest {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     static Whoami backend;
     static RunningUsher usher;
     static final String BODY = "x".repeat(1000);
 
     @BeforeAll
     static void start() throws Exception {
-        backend = Whoami.start("127.0.0.1", 0, "b");
-        usher = RunningUsher.start("""
+        backend = servers.backend("b");
+        usher = servers.usher("""
                 sites:
                   app.example.com: 127.0.0.1:%d
                   fixed.example.com: {respond: {status: 200, body: "%s"}}
@@ -71,12 +76,6 @@ class HardeningTest {
             assertThat(http.send("POST / HTTP/1.1\r\nHost: app.example.com\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
                     + "0\r\n\r\n").read().status()).isEqualTo(400);
         }
-    }
-
-    @AfterAll
-    static void stop() {
-        usher.close();
-        backend.close();
     }
 
     /** Local answers (404, 403, redirects, fixed answers) wait while the client does not read them. */

@@ -1,27 +1,27 @@
 package dev.usher.it;
 
+import dev.usher.testing.RawHttp;
+import dev.usher.testing.RunningUsher;
+import dev.usher.testing.Servers;
 import dev.usher.whoami.Whoami;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** What the backend sees: hop-by-hop headers gone, forwarding headers set, Host untouched. */
 class HeadersTest {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     static Whoami backend;
     static RunningUsher usher;
 
     @BeforeAll
     static void start() throws Exception {
-        backend = Whoami.start("127.0.0.1", 0, "b");
-        usher = RunningUsher.start("sites:\n  app.example.com: 127.0.0.1:" + backend.port() + "\n");
-    }
-
-    @AfterAll
-    static void stop() {
-        usher.close();
-        backend.close();
+        backend = servers.backend("b");
+        usher = servers.usher("sites:\n  app.example.com: 127.0.0.1:" + backend.port() + "\n");
     }
 
     @Test

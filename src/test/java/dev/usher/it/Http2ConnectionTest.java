@@ -1,11 +1,12 @@
 package dev.usher.it;
 
+import dev.usher.testing.Servers;
 import dev.usher.whoami.Whoami;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -15,24 +16,21 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (CONNECT, no authority, connection-specific headers) are refused on their stream only.
  */
 class Http2ConnectionTest {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     static final int NO_ERROR = 0, PROTOCOL_ERROR = 1, ENHANCE_YOUR_CALM = 0xb;
     static Whoami backend;
     static TlsTestServer usher;
 
     @BeforeAll
     static void start() throws Exception {
-        backend = Whoami.start("127.0.0.1", 0, "conn");
-        usher = TlsTestServer.start("""
+        backend = servers.backend("conn");
+        usher = servers.track(TlsTestServer.start("""
                 timeouts: {idle: 1s}
                 sites:
                   app.test: 127.0.0.1:%d
-                """.formatted(backend.port()));
-    }
-
-    @AfterAll
-    static void stop() {
-        usher.close();
-        backend.close();
+                """.formatted(backend.port())));
     }
 
     static Http2Headers get(String path) {

@@ -1,12 +1,12 @@
 package dev.usher.it;
 
+import dev.usher.testing.Servers;
 import dev.usher.whoami.Whoami;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
+import org.junit.jupiter.api.extension.RegisterExtension;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
 
@@ -19,6 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the body is in (RST_STREAM NO_ERROR after the complete answer). Each time, the connection goes on.
  */
 class Http2RequestLimitsTest {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     static final int NO_ERROR = 0, PROTOCOL_ERROR = 1, CANCEL = 8;
     static final int END_STREAM = 0x1;
     /** Only for slow.test, so its open connections are the stalled exchanges' alone. */
@@ -28,21 +31,14 @@ class Http2RequestLimitsTest {
 
     @BeforeAll
     static void start() throws Exception {
-        stalled = Whoami.start("127.0.0.1", 0, "stalled");
-        backend = Whoami.start("127.0.0.1", 0, "limits");
-        usher = TlsTestServer.start("""
+        stalled = servers.backend("stalled");
+        backend = servers.backend("limits");
+        usher = servers.track(TlsTestServer.start("""
                 limits: {header_size: 4KiB}
                 sites:
                   slow.test: {to: 127.0.0.1:%d, timeouts: {read: 1s}}
                   app.test: 127.0.0.1:%d
-                """.formatted(stalled.port(), backend.port()));
-    }
-
-    @AfterAll
-    static void stop() {
-        usher.close();
-        stalled.close();
-        backend.close();
+                """.formatted(stalled.port(), backend.port())));
     }
 
     static Http2Headers request(String method, String host, String path) {

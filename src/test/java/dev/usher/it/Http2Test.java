@@ -1,14 +1,11 @@
 package dev.usher.it;
 
+import dev.usher.testing.Servers;
 import dev.usher.whoami.Whoami;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509TrustManager;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.net.ServerSocket;
@@ -26,6 +23,9 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.zip.GZIPInputStream;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,6 +34,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and proxied like an HTTP/1.1 request, with streaming, multiplexing, trailers, cancels and per-stream errors.
  */
 class Http2Test {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     static Whoami backend;
     static TrailerBackend trailers;
     static int deadPort;
@@ -44,25 +47,18 @@ class Http2Test {
 
     @BeforeAll
     static void start() throws Exception {
-        backend = Whoami.start("127.0.0.1", 0, "h2back");
-        trailers = TrailerBackend.start();
+        backend = servers.backend("h2back");
+        trailers = servers.track(TrailerBackend.start());
         try (ServerSocket s = new ServerSocket(0)) {
             deadPort = s.getLocalPort();
         }
-        usher = TlsTestServer.start("""
+        usher = servers.track(TlsTestServer.start("""
                 sites:
                   app.test: 127.0.0.1:%1$d
                   localhost: 127.0.0.1:%1$d
                   trailers.test: 127.0.0.1:%2$d
                   down.test: 127.0.0.1:%3$d
-                """.formatted(backend.port(), trailers.port(), deadPort));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        usher.close();
-        trailers.close();
-        backend.close();
+                """.formatted(backend.port(), trailers.port(), deadPort)));
     }
 
     static String base(String host) {

@@ -4,12 +4,12 @@ import dev.usher.Usher;
 import dev.usher.cert.Retry;
 import dev.usher.config.ConfigLoader;
 import dev.usher.testing.Command;
+import dev.usher.testing.Servers;
 import dev.usher.whoami.Whoami;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
@@ -30,6 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * own socket and drops everything Usher sends back, so no handshake ever completes.
  */
 class Http3HandshakeFloodTest {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     @TempDir
     static Path dir;
     static Whoami backend;
@@ -37,7 +40,7 @@ class Http3HandshakeFloodTest {
 
     @BeforeAll
     static void start() throws Exception {
-        backend = Whoami.start("127.0.0.1", 0, "h3flood");
+        backend = servers.backend("h3flood");
         String yaml = """
                 listen: {http: "127.0.0.1:0", https: "127.0.0.1:0"}
                 admin: "127.0.0.1:0"
@@ -46,13 +49,7 @@ class Http3HandshakeFloodTest {
                   app.localhost: 127.0.0.1:%d
                 limits: {connections: 4}
                 """.formatted(dir.resolve("data"), backend.port());
-        usher = Usher.start(ConfigLoader.parse(yaml, "h3flood.yaml"), 1, Retry.DEFAULT, Duration.ofMillis(500));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        usher.close();
-        backend.close();
+        usher = servers.track(Usher.start(ConfigLoader.parse(yaml, "h3flood.yaml"), 1, Retry.DEFAULT, Duration.ofMillis(500)));
     }
 
     @Test

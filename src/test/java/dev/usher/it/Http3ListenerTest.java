@@ -7,12 +7,12 @@ import dev.usher.reload.ReloadResult;
 import dev.usher.server.ListenException;
 import dev.usher.server.QuicNative;
 import dev.usher.testing.Command;
+import dev.usher.testing.Servers;
 import dev.usher.whoami.Whoami;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.net.BindException;
 import java.net.DatagramSocket;
@@ -33,18 +33,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * a platform without the native QUIC library, reloads that turn it off and on, and GOAWAY at a graceful stop.
  */
 class Http3ListenerTest {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     @TempDir
     static Path dir;
     static Whoami backend;
 
     @BeforeAll
     static void startBackend() {
-        backend = Whoami.start("127.0.0.1", 0, "h3life");
-    }
-
-    @AfterAll
-    static void stopBackend() {
-        backend.close();
+        backend = servers.backend("h3life");
     }
 
     static String yaml(String https, String extra) {

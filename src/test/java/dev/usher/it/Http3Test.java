@@ -4,12 +4,12 @@ import dev.usher.Usher;
 import dev.usher.cert.Retry;
 import dev.usher.config.ConfigLoader;
 import dev.usher.testing.Command;
+import dev.usher.testing.Servers;
 import dev.usher.whoami.Whoami;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -36,6 +36,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * load, a certificate swap while requests run, Alt-Svc on TCP responses, and what the access log and metrics say.
  */
 class Http3Test {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     @TempDir
     static Path dir;
     static Whoami backend;
@@ -46,8 +49,8 @@ class Http3Test {
 
     @BeforeAll
     static void start() throws Exception {
-        backend = Whoami.start("127.0.0.1", 0, "h3back");
-        trailers = TrailerBackend.start();
+        backend = servers.backend("h3back");
+        trailers = servers.track(TrailerBackend.start());
         files = Files.createDirectories(dir.resolve("files"));
         accessLog = dir.resolve("access.log");
         selfSigned("files.test", "first");
@@ -65,14 +68,7 @@ class Http3Test {
                 """.formatted(accessLog, dir.resolve("data"), backend.port(), trailers.port(), backend.port(),
                 backend.port(),
                 files.resolve("cert.pem"), files.resolve("key.pem"));
-        usher = Usher.start(ConfigLoader.parse(yaml, "h3.yaml"), 2, Retry.DEFAULT, Duration.ofMillis(500));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        usher.close();
-        trailers.close();
-        backend.close();
+        usher = servers.track(Usher.start(ConfigLoader.parse(yaml, "h3.yaml"), 2, Retry.DEFAULT, Duration.ofMillis(500)));
     }
 
     static int port() {

@@ -1,10 +1,12 @@
 package dev.usher.it;
 
+import dev.usher.testing.RawHttp;
+import dev.usher.testing.RunningUsher;
+import dev.usher.testing.Servers;
 import dev.usher.whoami.Whoami;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
+import org.junit.jupiter.api.extension.RegisterExtension;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -19,20 +21,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Backend connections are pooled and reused: never one per request, even under concurrent load. */
 class KeepAliveAndLoadTest {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     static Whoami backend;
     static RunningUsher usher;
 
     @BeforeAll
     static void start() throws Exception {
-        backend = Whoami.start("127.0.0.1", 0, "b");
-        usher = RunningUsher.start("sites:\n  127.0.0.1: 127.0.0.1:" + backend.port()
+        backend = servers.backend("b");
+        usher = servers.usher("sites:\n  127.0.0.1: 127.0.0.1:" + backend.port()
                 + "\n  app.example.com: 127.0.0.1:" + backend.port() + "\n");
-    }
-
-    @AfterAll
-    static void stop() {
-        usher.close();
-        backend.close();
     }
 
     @Test

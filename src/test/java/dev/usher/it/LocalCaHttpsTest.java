@@ -4,13 +4,13 @@ import dev.usher.Usher;
 import dev.usher.cert.Retry;
 import dev.usher.config.ConfigLoader;
 import dev.usher.testing.Command;
+import dev.usher.testing.RawHttp;
 import dev.usher.testing.TlsProbe;
 import dev.usher.whoami.Whoami;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;

@@ -5,13 +5,13 @@ import dev.usher.config.ConfigLoader;
 import dev.usher.observe.AccessLog;
 import dev.usher.observe.ReopenSignal;
 import dev.usher.testing.Command;
+import dev.usher.testing.RawHttp;
+import dev.usher.testing.Servers;
 import dev.usher.whoami.Whoami;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import sun.misc.Signal;
-
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import sun.misc.Signal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -33,6 +34,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * in this JVM) reopens the log file after a rename.
  */
 class ObserveTest {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     @TempDir
     static Path data;
     @TempDir
@@ -43,14 +47,14 @@ class ObserveTest {
 
     @BeforeAll
     static void start() throws Exception {
-        backend = Whoami.start("127.0.0.1", 0, "observe-backend");
+        backend = servers.backend("observe-backend");
         int dead;
         try (ServerSocket s = new ServerSocket(0)) {
             dead = s.getLocalPort();
         }
         log = logs.resolve("access.log");
         int b = backend.port();
-        usher = Usher.start(ConfigLoader.parse("""
+        usher = servers.track(Usher.start(ConfigLoader.parse("""
                 listen: {http: "127.0.0.1:0", https: "127.0.0.1:0"}
                 admin: "127.0.0.1:0"
                 data: %s
@@ -60,13 +64,7 @@ class ObserveTest {
                   dead.localhost: 127.0.0.1:%d
                   http://plain.localhost: 127.0.0.1:%d
                   quiet.localhost: {to: 127.0.0.1:%d, access_log: false}
-                """.formatted(data, log, b, dead, b, b), "observe.yaml"), 2);
-    }
-
-    @AfterAll
-    static void stop() {
-        usher.close();
-        backend.close();
+                """.formatted(data, log, b, dead, b, b), "observe.yaml"), 2));
     }
 
     /** Runs curl once for several URLs (one connection when it can) and returns each response's "version status". */

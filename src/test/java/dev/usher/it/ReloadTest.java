@@ -4,12 +4,13 @@ import dev.usher.cli.CliAccess;
 import dev.usher.reload.ReloadCounts;
 import dev.usher.reload.ReloadResult;
 import dev.usher.testing.Command;
+import dev.usher.testing.RawHttp;
+import dev.usher.testing.Servers;
 import dev.usher.whoami.Whoami;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-
 import java.io.ByteArrayOutputStream;
 import java.net.ConnectException;
 import java.net.Socket;
@@ -40,6 +41,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * sites added (with certificates) and removed.
  */
 class ReloadTest {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     static Whoami a;
     static Whoami b;
 
@@ -48,14 +52,8 @@ class ReloadTest {
 
     @BeforeAll
     static void backends() {
-        a = Whoami.start("127.0.0.1", 0, "backend-a");
-        b = Whoami.start("127.0.0.1", 0, "backend-b");
-    }
-
-    @AfterAll
-    static void stopBackends() {
-        a.close();
-        b.close();
+        a = servers.backend("backend-a");
+        b = servers.backend("backend-b");
     }
 
     /** The IP-literal site (java.net.http cannot set Host) with a response header naming the generation. */

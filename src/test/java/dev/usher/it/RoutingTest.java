@@ -1,14 +1,20 @@
 package dev.usher.it;
 
+import dev.usher.testing.RawHttp;
+import dev.usher.testing.RunningUsher;
+import dev.usher.testing.Servers;
 import dev.usher.whoami.Whoami;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Host routing through a real Usher to real whoami backends. */
 class RoutingTest {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     static Whoami exact;
     static Whoami wildcard;
     static Whoami other;
@@ -16,23 +22,15 @@ class RoutingTest {
 
     @BeforeAll
     static void start() throws Exception {
-        exact = Whoami.start("127.0.0.1", 0, "exact");
-        wildcard = Whoami.start("127.0.0.1", 0, "wildcard");
-        other = Whoami.start("127.0.0.1", 0, "other");
-        usher = RunningUsher.start("""
+        exact = servers.backend("exact");
+        wildcard = servers.backend("wildcard");
+        other = servers.backend("other");
+        usher = servers.usher("""
                 sites:
                   app.example.com: 127.0.0.1:%d
                   "*.dev.example.com": 127.0.0.1:%d
                   api.dev.example.com: 127.0.0.1:%d
                 """.formatted(exact.port(), wildcard.port(), other.port()));
-    }
-
-    @AfterAll
-    static void stop() {
-        usher.close();
-        exact.close();
-        wildcard.close();
-        other.close();
     }
 
     private RawHttp.Response get(String host, String target) throws Exception {

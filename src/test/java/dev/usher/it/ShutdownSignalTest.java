@@ -1,11 +1,12 @@
 package dev.usher.it;
 
+import dev.usher.testing.RawHttp;
+import dev.usher.testing.Servers;
 import dev.usher.whoami.Whoami;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.Socket;
@@ -26,18 +27,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * running when the grace period ends is cut.
  */
 class ShutdownSignalTest {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     static Whoami backend;
     @TempDir
     Path dir;
 
     @BeforeAll
     static void startBackend() throws Exception {
-        backend = Whoami.start("127.0.0.1", 0, "signals");
-    }
-
-    @AfterAll
-    static void stopBackend() {
-        backend.close();
+        backend = servers.backend("signals");
     }
 
     /** A running {@code usher run} process; what it prints goes to {@code log}. */

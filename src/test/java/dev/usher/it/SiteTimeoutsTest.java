@@ -1,10 +1,12 @@
 package dev.usher.it;
 
+import dev.usher.testing.RawHttp;
+import dev.usher.testing.RunningUsher;
+import dev.usher.testing.Servers;
 import dev.usher.whoami.Whoami;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
+import org.junit.jupiter.api.extension.RegisterExtension;
 import java.io.InputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -13,23 +15,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Per-site read, write and websocket idle timeouts. */
 class SiteTimeoutsTest {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     static Whoami backend;
     static RunningUsher usher;
 
     @BeforeAll
     static void start() throws Exception {
-        backend = Whoami.start("127.0.0.1", 0, "b");
-        usher = RunningUsher.start("""
+        backend = servers.backend("b");
+        usher = servers.usher("""
                 sites:
                   t.example.com: {to: 127.0.0.1:%1$d, timeouts: {read: 700ms, write: 700ms, websocket: 700ms}}
                   short.example.com: {to: 127.0.0.1:%1$d, timeouts: {idle: 500ms}}
                 """.formatted(backend.port()));
-    }
-
-    @AfterAll
-    static void stop() {
-        usher.close();
-        backend.close();
     }
 
     @Test

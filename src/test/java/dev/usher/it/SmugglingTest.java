@@ -1,12 +1,14 @@
 package dev.usher.it;
 
+import dev.usher.testing.RawHttp;
+import dev.usher.testing.RunningUsher;
+import dev.usher.testing.Servers;
 import dev.usher.whoami.Whoami;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -16,24 +18,21 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and the backend sees nothing of it.
  */
 class SmugglingTest {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     static Whoami backend;
     static RunningUsher usher;
 
     @BeforeAll
     static void start() throws Exception {
-        backend = Whoami.start("127.0.0.1", 0, "b");
-        usher = RunningUsher.start("""
+        backend = servers.backend("b");
+        usher = servers.usher("""
                 limits: {header_size: 4KiB}
                 sites:
                   app.example.com: 127.0.0.1:%d
                   small.example.com: {to: "127.0.0.1:%d", max_body: 1KiB}
                 """.formatted(backend.port(), backend.port()));
-    }
-
-    @AfterAll
-    static void stop() {
-        usher.close();
-        backend.close();
     }
 
     static Stream<Arguments> badRequests() {

@@ -1,11 +1,13 @@
 package dev.usher.it;
 
+import dev.usher.testing.RawHttp;
+import dev.usher.testing.RunningUsher;
+import dev.usher.testing.Servers;
 import dev.usher.whoami.Whoami;
 import org.bouncycastle.crypto.generators.OpenBSDBCrypt;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
+import org.junit.jupiter.api.extension.RegisterExtension;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.Base64;
@@ -14,18 +16,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Per-site options that act on requests and responses, each checked through a real socket, both ways. */
 class TrafficRulesTest {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     static Whoami backend;
     static RunningUsher usher;
     static String aliceHash;
 
     @BeforeAll
     static void start() throws Exception {
-        backend = Whoami.start("127.0.0.1", 0, "b");
+        backend = servers.backend("b");
         byte[] salt = new byte[16];
         new SecureRandom().nextBytes(salt);
         aliceHash = OpenBSDBCrypt.generate("2y", "wonderland".toCharArray(), salt, 4);
         String b = "127.0.0.1:" + backend.port();
-        usher = RunningUsher.start("""
+        usher = servers.usher("""
                 trusted_proxies: [127.0.0.2]
                 sites:
                   headers.example.com:
@@ -44,12 +49,6 @@ class TrafficRulesTest {
                   auth.example.com: {to: %1$s, basic_auth: {alice: "%2$s"}}
                   limited.example.com: {to: %1$s, rate_limit: {requests: 5, per: 1m}}
                 """.formatted(b, aliceHash));
-    }
-
-    @AfterAll
-    static void stop() {
-        usher.close();
-        backend.close();
     }
 
     static RawHttp.Response get(String host, String path, String extraHeaders) throws Exception {

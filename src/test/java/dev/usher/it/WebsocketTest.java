@@ -1,10 +1,11 @@
 package dev.usher.it;
 
+import dev.usher.testing.RunningUsher;
+import dev.usher.testing.Servers;
 import dev.usher.whoami.Whoami;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
+import org.junit.jupiter.api.extension.RegisterExtension;
 import java.io.InputStream;
 import java.net.Socket;
 import java.net.URI;
@@ -22,21 +23,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Websockets pass through with no configuration, both ways, and closing one side closes the other. */
 class WebsocketTest {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+
     static Whoami backend;
     static RunningUsher usher;
 
     @BeforeAll
     static void start() throws Exception {
-        backend = Whoami.start("127.0.0.1", 0, "ws");
+        backend = servers.backend("ws");
         // An IP-literal site: java.net.http's websocket client cannot be told a Host header of our choosing.
-        usher = RunningUsher.start("sites:\n  ws.example.com: 127.0.0.1:" + backend.port() + "\n  127.0.0.1: 127.0.0.1:"
+        usher = servers.usher("sites:\n  ws.example.com: 127.0.0.1:" + backend.port() + "\n  127.0.0.1: 127.0.0.1:"
                 + backend.port() + "\n");
-    }
-
-    @AfterAll
-    static void stop() {
-        usher.close();
-        backend.close();
     }
 
     /** Collects whole messages. */

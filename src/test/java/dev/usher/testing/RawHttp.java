@@ -1,4 +1,4 @@
-package dev.usher.it;
+package dev.usher.testing;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -15,32 +15,32 @@ import java.util.Map;
  * A deliberately simple HTTP/1.1 client on a raw socket, for requests that well-behaved clients refuse to send
  * (smuggling shapes, obs-fold, pipelining, HTTP/1.0) and for reading exactly what came back.
  */
-final class RawHttp implements AutoCloseable {
-    final Socket socket;
+public final class RawHttp implements AutoCloseable {
+    public final Socket socket;
     private final InputStream in;
     private final OutputStream out;
 
-    RawHttp(int port) throws IOException {
+    public RawHttp(int port) throws IOException {
         socket = new Socket("127.0.0.1", port);
         socket.setSoTimeout(10_000);
         in = socket.getInputStream();
         out = socket.getOutputStream();
     }
 
-    RawHttp send(String text) throws IOException {
+    public RawHttp send(String text) throws IOException {
         out.write(text.getBytes(StandardCharsets.ISO_8859_1));
         out.flush();
         return this;
     }
 
-    RawHttp send(byte[] bytes) throws IOException {
+    public RawHttp send(byte[] bytes) throws IOException {
         out.write(bytes);
         out.flush();
         return this;
     }
 
     /** Reads one response (Content-Length, chunked, or until close when neither). */
-    Response read() throws IOException {
+    public Response read() throws IOException {
         String statusLine = line();
         if (statusLine == null) {
             return null;
@@ -82,13 +82,13 @@ final class RawHttp implements AutoCloseable {
     private boolean headOnly;
 
     /** The next response answers a HEAD request: it has no body whatever its headers say. */
-    RawHttp expectHeadResponse() {
+    public RawHttp expectHeadResponse() {
         headOnly = true;
         return this;
     }
 
     /** True when the server closed the connection (reads EOF) within the socket timeout. */
-    boolean closedByServer() throws IOException {
+    public boolean closedByServer() throws IOException {
         try {
             return in.read() == -1;
         } catch (SocketTimeoutException e) {
@@ -117,8 +117,8 @@ final class RawHttp implements AutoCloseable {
         socket.close();
     }
 
-    record Response(String statusLine, int status, Map<String, String> headers, String body) {
-        String header(String name) {
+    public record Response(String statusLine, int status, Map<String, String> headers, String body) {
+        public String header(String name) {
             return headers.get(name.toLowerCase(Locale.ROOT));
         }
     }
