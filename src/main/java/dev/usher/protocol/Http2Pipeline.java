@@ -7,9 +7,6 @@ import dev.usher.config.UsherConfig;
 import dev.usher.proxy.Http1ProxyHandler;
 import dev.usher.proxy.Http2StreamProxyHandler;
 import dev.usher.route.RouteTableHolder;
-import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.flush.FlushConsolidationHandler;
@@ -119,32 +116,11 @@ final class Http2Pipeline {
                                 .addLast("proxy", new Http2StreamProxyHandler(routes));
                     }
                 }))
-                .addLast("h2-errors", ConnectionErrors.INSTANCE);
+                .addLast("h2-errors", ConnectionErrors.HTTP2);
         widenConnectionWindow(codec);
         // Request bodies are held back by HTTP/2 flow control per stream, not by TCP: the connection itself reads
         // continuously (frames are small, streams and control frames are capped above).
         pipeline.channel().config().setAutoRead(true);
-    }
-
-    /**
-     * The end of the connection pipeline, so that connection errors are not reported as unhandled: they are the
-     * client's (a flood of resets, a protocol error, a reset socket) and logged at debug level only. The codec
-     * passes its own HTTP/2 errors on before it answers them (GOAWAY with the right code, then close), so those
-     * are left to it: a close from here would send GOAWAY(NO_ERROR) first. Anything else closes the connection.
-     */
-    @ChannelHandler.Sharable
-    static final class ConnectionErrors extends ChannelInboundHandlerAdapter {
-        static final ConnectionErrors INSTANCE = new ConnectionErrors();
-        private static final System.Logger LOG = System.getLogger(ConnectionErrors.class.getName());
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            LOG.log(System.Logger.Level.DEBUG, "HTTP/2 connection from {0} failed: {1}",
-                    ctx.channel().remoteAddress(), cause);
-            if (!(cause instanceof Http2Exception)) {
-                ctx.close();
-            }
-        }
     }
 
     private static void widenConnectionWindow(Http2FrameCodec codec) {

@@ -11,8 +11,6 @@ import dev.usher.proxy.StreamProtocol;
 import dev.usher.route.RouteTableHolder;
 import dev.usher.tls.QuicContexts;
 import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.handler.codec.http3.DefaultHttp3SettingsFrame;
 import io.netty.handler.codec.http3.Http3;
@@ -126,19 +124,6 @@ public final class Http3Pipeline {
         connection.pipeline()
                 .addLast("h3", new Http3ServerConnectionHandler(requestStreams, null, null, settings, true))
                 .addLast("h3-close", graceful)
-                .addLast("h3-errors", ConnectionErrors.INSTANCE);
-    }
-
-    /** The end of a QUIC connection's pipeline: its errors are the client's, logged at debug level only. */
-    @ChannelHandler.Sharable
-    static final class ConnectionErrors extends ChannelInboundHandlerAdapter {
-        static final ConnectionErrors INSTANCE = new ConnectionErrors();
-        private static final System.Logger LOG = System.getLogger(ConnectionErrors.class.getName());
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            LOG.log(System.Logger.Level.DEBUG, "HTTP/3 connection from {0} failed: {1}",
-                    ((QuicChannel) ctx.channel()).remoteSocketAddress(), cause);
-        }
+                .addLast("h3-errors", ConnectionErrors.HTTP3);
     }
 }
