@@ -3,7 +3,6 @@ package dev.usher.admin;
 import dev.usher.config.ConfigEditor;
 import dev.usher.config.ConfigError;
 import dev.usher.config.SiteForm;
-import dev.usher.reload.ReloadResult;
 
 import java.util.List;
 import java.util.Map;
@@ -45,7 +44,7 @@ final class FieldErrors {
         String prefix = form == null ? null : ConfigEditor.pathOf(ConfigEditor.keyOf(form));
         return json(errors.stream().map(e -> {
             String field = prefix == null ? null : field(e, prefix, form, keyColumn);
-            return new FieldError(field, field == null ? ReloadResult.format(e) : e.message());
+            return new FieldError(field, field == null ? e.format() : e.message());
         }).toList());
     }
 

@@ -4,7 +4,6 @@ import dev.usher.config.ConfigError;
 import dev.usher.config.ListenAddress;
 import dev.usher.config.UsherConfig;
 import dev.usher.json.JsonReader;
-import dev.usher.reload.ReloadResult;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -72,7 +71,7 @@ final class ReloadCommand {
             }
             if (response.statusCode() == 422) {
                 List<ConfigError> errors = configErrors(body);
-                errors.forEach(e -> err.println(ReloadResult.format(e)));
+                errors.forEach(e -> err.println(e.format()));
                 err.println("usher reload: not reloaded: " + (errors.isEmpty() ? body : errors.size() + " error(s)")
                         + "; the running Usher keeps its current config");
                 return 1;

@@ -10,9 +10,13 @@ package dev.usher.config;
  * @param message a plain sentence saying what is wrong and, where possible, what would be right
  */
 public record ConfigError(String file, int line, int column, String path, String message) {
-    /** {@code file:line:column: path: message}, the form {@code usher check} prints. */
+    /**
+     * {@code file:line:column: path: message}, the form {@code usher check} prints; {@code file: path: message} for
+     * an error with no position (line 0): a listener that cannot be bound, a container's label.
+     */
     public String format() {
-        return file + ":" + line + ":" + column + ": " + (path.isEmpty() ? "" : path + ": ") + message;
+        return file + (line > 0 ? ":" + line + ":" + column : "") + ": " + (path.isEmpty() ? "" : path + ": ")
+                + message;
     }
 
     @Override

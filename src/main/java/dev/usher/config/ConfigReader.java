@@ -25,7 +25,7 @@ final class ConfigReader {
     private static final Set<String> OFF = Set.of("off", "none", "disabled", "no");
 
     private static final Keys TOP = Keys.of("listen", "data", "timeouts", "limits", "sites", "trusted_proxies", "email",
-                    "acme", "admin", "access_log", "http3")
+                    "acme", "admin", "access_log", "http3", "docker")
             .withAliases(Map.ofEntries(Map.entry("listeners", "listen"), Map.entry("data_dir", "data"),
                     Map.entry("datadir", "data"), Map.entry("storage", "data"), Map.entry("hosts", "sites"),
                     Map.entry("servers", "sites"), Map.entry("trusted_proxy", "trusted_proxies"),
@@ -38,7 +38,9 @@ final class ConfigReader {
                     Map.entry("admin_api", "admin"), Map.entry("api", "admin"), Map.entry("dashboard", "admin"),
                     Map.entry("accesslog", "access_log"), Map.entry("access_logs", "access_log"),
                     Map.entry("log", "access_log"), Map.entry("logs", "access_log"),
-                    Map.entry("quic", "http3"), Map.entry("h3", "http3"), Map.entry("http_3", "http3")))
+                    Map.entry("quic", "http3"), Map.entry("h3", "http3"), Map.entry("http_3", "http3"),
+                    Map.entry("podman", "docker"), Map.entry("containers", "docker"), Map.entry("labels", "docker"),
+                    Map.entry("discovery", "docker"), Map.entry("docker_socket", "docker")))
             .withMisplaced(misplacedAtTop());
     private static final Keys LISTEN = Keys.of("http", "https")
             .withAliases(Map.of("tls", "https", "ssl", "https", "plain", "http"));
@@ -105,8 +107,10 @@ final class ConfigReader {
         if (adminSetting.site() != null) {
             sites = withAdminSite(sites, adminSetting, timeouts, listen.httpsOn());
         }
+        DockerSetting docker = top.containsKey("docker")
+                ? new DockerReader(walker, values, baseDir).read(top.get("docker")) : null;
         return new UsherConfig(source, listen, data, timeouts, limits, sites, trustedProxies, acme, admin,
-                accessLog, adminSetting.secret());
+                accessLog, adminSetting.secret(), docker, List.of());
     }
 
     /** Keys of other sections written at the top, each with where it belongs. */

@@ -75,7 +75,7 @@ final class HeaderRules {
         if (op == HeaderRule.Op.SET) {
             Node first = setAt.putIfAbsent(name.toLowerCase(Locale.ROOT), field.keyNode());
             if (first != null) {
-                walker.error(field.keyNode(), field.path(), name + " is already set on line " + ErrorList.line(first)
+                walker.error(field.keyNode(), field.path(), name + " is already set " + walker.where(first)
                         + "; write +" + name + " to add a second value");
                 return Optional.empty();
             }

@@ -76,6 +76,11 @@ final class NodeWalker {
         errors.add(node, path, message);
     }
 
+    /** Where {@code node} was written: "on line 4" in a file, "in label usher.gzip" for a container's labels. */
+    String where(Node node) {
+        return errors.where(node);
+    }
+
     /** Reports that {@code node} is not what was expected, saying what it is. */
     void typeError(Node node, YamlPath path, String expected) {
         error(node, path, "expected " + expected + ", found " + describe(node));
@@ -101,8 +106,8 @@ final class NodeWalker {
             String key = scalar.getValue();
             Node first = seen.putIfAbsent(key, keyNode);
             if (first != null) {
-                error(keyNode, path.key(key), "duplicate " + keyNoun + " \"" + key + "\"; first given on line "
-                        + ErrorList.line(first));
+                error(keyNode, path.key(key), "duplicate " + keyNoun + " \"" + key + "\"; first given "
+                        + where(first));
                 continue;
             }
             fields.add(new Field(key, keyNode, tuple.getValueNode(), path.key(key)));
@@ -124,8 +129,7 @@ final class NodeWalker {
             } else if (known.containsKey(key)) {
                 Field first = known.get(key);
                 error(field.keyNode(), field.path(), "\"" + field.key() + "\" and \"" + first.key()
-                        + "\" are the same setting, already given on line " + ErrorList.line(first.keyNode())
-                        + "; keep one");
+                        + "\" are the same setting, already given " + where(first.keyNode()) + "; keep one");
             } else {
                 known.put(key, field);
             }

@@ -88,7 +88,7 @@ final class SitesReader {
                     "shutdown", "\"shutdown\" can only be set for all sites, under the top-level timeouts:"));
 
     /** Where a normalised site name was first seen. */
-    private record FirstSeen(String raw, int line) {
+    private record FirstSeen(String raw, Node keyNode) {
     }
 
     private final NodeWalker walker;
@@ -128,11 +128,10 @@ final class SitesReader {
         if (name.isEmpty()) {
             return name;
         }
-        int line = ErrorList.line(field.keyNode());
-        FirstSeen first = seen.putIfAbsent(name.get().name(), new FirstSeen(field.key(), line));
+        FirstSeen first = seen.putIfAbsent(name.get().name(), new FirstSeen(field.key(), field.keyNode()));
         if (first != null) {
             walker.error(field.keyNode(), field.path(), "duplicate site \"" + name.get().name()
-                    + "\"; first given on line " + first.line() + " as \"" + first.raw() + "\"");
+                    + "\"; first given " + walker.where(first.keyNode()) + " as \"" + first.raw() + "\"");
             return Optional.empty();
         }
         return name;

@@ -32,6 +32,11 @@ final class SyntaxErrors {
         }
     }
 
+    /** What {@code e} says, as one sentence without a position (for a label's value, which has no lines). */
+    static String describe(YamlEngineException e) {
+        return e instanceof MarkedYamlEngineException marked ? message(marked) : PREFIX + e.getMessage();
+    }
+
     private static String message(MarkedYamlEngineException e) {
         String problem = e.getProblem() == null ? "" : e.getProblem().strip();
         String context = e.getContext() == null ? "" : e.getContext().strip();

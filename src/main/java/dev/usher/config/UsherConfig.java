@@ -21,10 +21,14 @@ import java.util.List;
  * @param accessLog the top-level {@code access_log:} (sites carry their effective choice in {@link Site#accessLog})
  * @param adminSecret bcrypt hash of the token every admin request must carry ({@code admin: {secret: ...}}), or
  *                 null for none (then the endpoint is on loopback only)
+ * @param docker   where to discover label sites ({@code docker:}), or null when off
+ * @param labelSites where each site announced by container labels comes from; those sites are in {@code sites} too
+ *                 (after the file's). Empty for a config as read from the file ({@link LabelSites} adds them)
  */
 public record UsherConfig(String source, Listen listen, Path dataDir, Timeouts timeouts, Limits limits,
                           List<Site> sites, List<Cidr> trustedProxies, AcmeSettings acme, ListenAddress admin,
-                          AccessLogSetting accessLog, String adminSecret) {
+                          AccessLogSetting accessLog, String adminSecret, DockerSetting docker,
+                          List<LabelSite> labelSites) {
     /** The admin endpoint's default address. */
     public static final ListenAddress DEFAULT_ADMIN = new ListenAddress("127.0.0.1", 2019);
 
@@ -47,9 +51,31 @@ public record UsherConfig(String source, Listen listen, Path dataDir, Timeouts t
         this(source, listen, dataDir, timeouts, limits, sites, trustedProxies, acme, admin, accessLog, null);
     }
 
+    /** A config without container discovery. */
+    public UsherConfig(String source, Listen listen, Path dataDir, Timeouts timeouts, Limits limits,
+                       List<Site> sites, List<Cidr> trustedProxies, AcmeSettings acme, ListenAddress admin,
+                       AccessLogSetting accessLog, String adminSecret) {
+        this(source, listen, dataDir, timeouts, limits, sites, trustedProxies, acme, admin, accessLog, adminSecret,
+                null, List.of());
+    }
+
     public UsherConfig {
         sites = List.copyOf(sites);
         trustedProxies = List.copyOf(trustedProxies);
+        labelSites = List.copyOf(labelSites);
+    }
+
+    /** This config with {@code more} sites announced by labels, after the file's, and where they come from. */
+    UsherConfig withLabelSites(List<Site> more, List<LabelSite> origins) {
+        List<Site> all = new java.util.ArrayList<>(sites);
+        all.addAll(more);
+        return new UsherConfig(source, listen, dataDir, timeouts, limits, all, trustedProxies, acme, admin, accessLog,
+                adminSecret, docker, origins);
+    }
+
+    /** Where the site {@code name} comes from when labels announced it; empty for a site of the file. */
+    public java.util.Optional<LabelSite> labelSite(String name) {
+        return labelSites.stream().filter(s -> s.name().equals(name)).findFirst();
     }
 
     /** A config that trusts no proxy. */

@@ -35,12 +35,4 @@ public record ReloadResult(Changes changes, List<ConfigError> errors, Duration t
     public boolean ok() {
         return errors.isEmpty();
     }
-
-    /** {@code file:line:column: path: message}, or {@code file: path: message} for an error with no position. */
-    public static String format(ConfigError error) {
-        if (error.line() > 0) {
-            return error.format();
-        }
-        return error.file() + ": " + (error.path().isEmpty() ? "" : error.path() + ": ") + error.message();
-    }
 }

@@ -89,7 +89,7 @@ public final class Reloader {
                     millis);
         } else {
             for (ConfigError error : result.errors()) {
-                LOG.log(Level.ERROR, ReloadResult.format(error));
+                LOG.log(Level.ERROR, error.format());
             }
             LOG.log(Level.ERROR, "not reloaded {0} ({1}): {2} error(s), the previous config keeps serving; took {3} "
                     + "ms", file, trigger, result.errors().size(), millis);
