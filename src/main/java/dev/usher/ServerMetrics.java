@@ -21,7 +21,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The metric families read from the running server at scrape time: open client connections per listener, backend
+ * The metric families read from the running server at scrape time: sites by source (file or container labels),
+ * open client connections per listener, backend
  * pools (idle and active connections, connect errors), backend health per site, certificate expiry, the access
  * log's written and dropped lines. Reads the route tables current at scrape time, so it follows reloads.
  *
@@ -52,6 +53,11 @@ final class ServerMetrics implements MetricsSource {
         out.family("usher_reloads_total", "counter", "Configuration reloads, by result.")
                 .sample("usher_reloads_total", reloads.successes(), "result", "success")
                 .sample("usher_reloads_total", reloads.failures(), "result", "failure");
+        int labelled = generation.config().labelSites().size();
+        out.family("usher_sites", "gauge", "Sites served, by where they come from: the config file or container "
+                        + "labels.")
+                .sample("usher_sites", generation.config().sites().size() - labelled, "source", "file")
+                .sample("usher_sites", labelled, "source", "labels");
         out.family("usher_open_connections", "gauge", "Client connections open now, by listener.")
                 .sample("usher_open_connections", http.count(), "listener", "http");
         if (https != null) {

@@ -36,8 +36,11 @@ import java.util.function.Supplier;
  * a config from the one in service ({@link Generation#NONE} at start), then one reference swap puts it in service
  * and what only the old one held is closed. {@link #shutdown} stops gracefully, {@link #close} quickly.
  *
+ * <p>With {@code docker:}, the sites that containers announce with labels ({@link ContainerSites}) are merged into
+ * every config the file gives, and a change of the containers reloads the same way as an edit of the file.
+ *
  * <p>Threads: {@link #current} is read by every request (through the listeners' route holders) and written only
- * under this object's lock, by start and {@link #reload}.
+ * under this object's lock, by start, {@link #reload} and a change of the containers.
  */
 public final class Usher implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Usher.class.getName());
@@ -51,12 +54,18 @@ public final class Usher implements AutoCloseable {
     /** Where an Usher is in its life. Guarded by this. */
     private enum State { STARTING, RUNNING, STOPPING, STOPPED }
 
+    /** How long a start waits for the first container list when {@code docker:} is on. */
+    private static final Duration FIRST_CONTAINER_LIST = Duration.ofSeconds(3);
+
     private final Shared shared;
     private final GenerationBuilder builder;
     private final ReloadCounts reloads = new ReloadCounts();
+    private final ContainerSites containers = new ContainerSites(this::containersChanged);
     private volatile Generation current = Generation.NONE;
     private volatile Reloader reloader;
     private State state = State.STARTING;
+    /** The config as read from the file, before the label sites are merged in. Guarded by this. */
+    private UsherConfig fileConfig;
 
     private Usher(Shared shared) {
         this.shared = shared;
@@ -99,13 +108,20 @@ public final class Usher implements AutoCloseable {
             usher.begin(config, threads);
             return usher;
         } catch (ListenException | RuntimeException e) {
+            usher.containers.close();
             shared.close();
             throw e;
         }
     }
 
-    /** Puts the first generation in service and says where Usher listens. */
-    private synchronized void begin(UsherConfig config, int threads) throws ListenException {
+    /**
+     * Puts the first generation in service and says where Usher listens. With {@code docker:}, the containers are
+     * listed first (for a few seconds at most), so that the first generation has their sites.
+     */
+    private synchronized void begin(UsherConfig fromFile, int threads) throws ListenException {
+        containers.follow(fromFile.docker(), FIRST_CONTAINER_LIST);
+        fileConfig = fromFile;
+        UsherConfig config = containers.merge(fromFile);
         Generation first;
         try {
             first = builder.prepare(Generation.NONE, config, new ArrayList<>());
@@ -134,12 +150,13 @@ public final class Usher implements AutoCloseable {
         }
         int machine = CpuBudget.machineCpus();
         LOG.log(Level.INFO, "listening on http://{0}{1}{2} with {3} event loop thread(s) ({4} transport; CPUs "
-                        + "available to this process: {5}{6}); {7} site(s) from {8}",
+                        + "available to this process: {5}{6}); {7} site(s) from {8}{9}",
                 hostPort(first.http().address()),
                 first.https() == null ? "" : " and https://" + hostPort(first.https().address()),
                 first.quic() == null ? "" : " (HTTP/3 on UDP " + hostPort(first.quic().address()) + ")",
                 threads, transport.name(), Runtime.getRuntime().availableProcessors(),
-                machine > 0 ? ", on the machine: " + machine : "", config.sites().size(), config.source());
+                machine > 0 ? ", on the machine: " + machine : "", fromFile.sites().size(), config.source(),
+                config.docker() == null ? "" : " and " + config.labelSites().size() + " from container labels");
         if (shared.metrics() != null) {
             shared.metrics().with(new ServerMetrics(this));
         }
@@ -154,14 +171,52 @@ public final class Usher implements AutoCloseable {
      * routed; listeners whose address changed are bound anew before the old ones are closed (their open
      * connections stay). If anything cannot be done (a listener cannot be bound), the old config keeps serving
      * entirely and the result says why. Open connections and requests in flight are never cut; changed limits and
-     * timeouts apply to connections accepted from now on. Reloads run one at a time.
+     * timeouts apply to connections accepted from now on. Reloads run one at a time. {@code next} is the config as
+     * the file gives it: the sites that containers announce with labels ({@code docker:}) are merged in, so a reload
+     * from the file keeps them.
      */
     public synchronized ReloadResult reload(UsherConfig next) {
-        long started = System.nanoTime();
         if (state != State.RUNNING) {
             return ReloadResult.failed(List.of(new ConfigError(next.source(), 0, 0, "", "Usher is stopping")),
                     Duration.ZERO);
         }
+        ReloadResult result = apply(containers.merge(next));
+        if (result.ok()) {
+            fileConfig = next;
+            containers.follow(next.docker(), Duration.ZERO); // a changed socket: the new daemon's list reloads again
+        }
+        return result;
+    }
+
+    /**
+     * The containers' label sites changed: the same reload as for a file edit, from the last config the file gave
+     * and the containers listed now. Called on the container watcher's thread (after its quiet period).
+     */
+    private void containersChanged() {
+        ReloadResult result;
+        synchronized (this) {
+            if (state != State.RUNNING) {
+                return;
+            }
+            UsherConfig next = containers.merge(fileConfig);
+            if (next.equals(current.config())) {
+                return;
+            }
+            result = apply(next);
+        }
+        reloads.record(result);
+        if (result.ok()) {
+            LOG.log(Level.INFO, "reloaded (container labels): {0}; took {1} ms", result.changes().summary(),
+                    String.valueOf(result.took().toMillis()));
+        } else {
+            result.errors().forEach(e -> LOG.log(Level.ERROR, e.format()));
+            LOG.log(Level.ERROR, "not reloaded (container labels): the previous sites keep serving");
+        }
+    }
+
+    /** Prepares and commits the generation for {@code next} (file and label sites merged). */
+    private ReloadResult apply(UsherConfig next) {
+        long started = System.nanoTime();
         Generation previous = current;
         List<String> listeners = new ArrayList<>();
         Generation prepared;
@@ -364,6 +419,7 @@ public final class Usher implements AutoCloseable {
             state = State.STOPPING;
             last = current;
         }
+        containers.close(); // no more reloads from container events
         long deadline = System.nanoTime() + grace.toNanos();
         last.tcpListeners().forEach(Usher::closeQuietly);
         // The UDP socket stays open through the drain: closing it would end every QUIC connection at once. HTTP/3

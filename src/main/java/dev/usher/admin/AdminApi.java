@@ -5,6 +5,7 @@ import dev.usher.cert.CertManager;
 import dev.usher.config.ConfigEditor;
 import dev.usher.config.ConfigException;
 import dev.usher.config.ConfigLoader;
+import dev.usher.config.LabelSite;
 import dev.usher.config.SiteForm;
 import dev.usher.reload.ReloadResult;
 import dev.usher.reload.Reloader;
@@ -220,6 +221,13 @@ final class AdminApi {
             ConfigEditor.Entry e = entries.get(i);
             out.append(i == 0 ? "" : ",");
             SiteStatusJson.write(out, e, running(e.name()), certs.get(e.name()), counts.getOrDefault(e.name(), 0L));
+        }
+        boolean first = entries.isEmpty();
+        for (LabelSite site : tables.get().get(0).config().labelSites()) {
+            out.append(first ? "" : ",");
+            first = false;
+            SiteStatusJson.write(out, site, running(site.name()), certs.get(site.name()),
+                    counts.getOrDefault(site.name(), 0L));
         }
         return Answer.json(OK, out.append("]}").toString()).tagged(file.version());
     }

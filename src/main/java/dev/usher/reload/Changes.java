@@ -51,6 +51,7 @@ public record Changes(List<String> sitesAdded, List<String> sitesRemoved, List<S
         differs(settings, "limits", old.limits(), next.limits());
         differs(settings, "trusted_proxies", old.trustedProxies(), next.trustedProxies());
         differs(settings, "acme", old.acme(), next.acme());
+        differs(settings, "docker", old.docker(), next.docker());
         return new Changes(added, removed, changed, settings, List.of());
     }
 

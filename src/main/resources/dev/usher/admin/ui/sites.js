@@ -34,20 +34,34 @@ function nameCell(site) {
     h('strong', null, site.name));
 }
 
-function row(site, remove) {
+// A site that containers announce with labels: which containers, on which network. Read-only here.
+function containersLine(site) {
+  const names = (site.containers || []).map(c => `${c.name} (${c.network})`).join(', ');
+  return h('div', { class: 'muted from-labels' }, `labels of ${names}`);
+}
+
+function actions(site, remove) {
+  if (site.source === 'labels') {
+    return h('span', { class: 'muted', title: 'Change the container labels to change this site' }, 'from labels');
+  }
   const label = site.editable ? 'Edit' : 'View';
-  return h('tr', { 'data-site': site.name },
+  return h('div', null,
+    h('a', { class: 'button secondary', href: `#/site/${encodeURIComponent(site.name)}`,
+      'aria-label': `${label} ${site.name}`, 'data-key': `edit:${site.name}` }, label),
+    h('button', { type: 'button', class: 'danger-outline', 'aria-label': `Delete ${site.name}`,
+      'data-key': `delete:${site.name}`, onclick: () => remove(site.name) }, 'Delete'));
+}
+
+function row(site, remove) {
+  return h('tr', { 'data-site': site.name, 'data-source': site.source || 'file' },
     h('td', { 'data-label': 'Site' }, nameCell(site), site.running === false
-      && h('span', { class: 'badge pending', title: 'In the file but not in the running config: reload to apply it' }, 'not loaded')),
+      && h('span', { class: 'badge pending', title: 'In the file but not in the running config: reload to apply it' }, 'not loaded'),
+      site.source === 'labels' && containersLine(site)),
     h('td', { 'data-label': 'Kind' }, site.kind),
     h('td', { 'data-label': 'Upstreams' }, upstreamsCell(site)),
     h('td', { 'data-label': 'TLS' }, tlsCell(site.tls)),
     h('td', { 'data-label': 'Requests/min', class: 'num' }, String(site.requests_last_minute ?? 0)),
-    h('td', { class: 'row-actions' }, h('div', null,
-      h('a', { class: 'button secondary', href: `#/site/${encodeURIComponent(site.name)}`,
-        'aria-label': `${label} ${site.name}`, 'data-key': `edit:${site.name}` }, label),
-      h('button', { type: 'button', class: 'danger-outline', 'aria-label': `Delete ${site.name}`,
-        'data-key': `delete:${site.name}`, onclick: () => remove(site.name) }, 'Delete'))));
+    h('td', { class: 'row-actions' }, actions(site, remove)));
 }
 
 function summary(sites) {
