@@ -57,17 +57,19 @@ median() { sort -g | awk '{a[NR]=$1} END{ if(NR%2){print a[(NR+1)/2]} else {prin
 mib() { awk -v b="$1" 'BEGIN{printf "%.1f", b/1048576}'; }
 
 # ---- 1. base images -------------------------------------------------------------------------------------------
-# As Docker's debian:bookworm-slim is made: no manuals, documentation (but the copyright files) or translations;
-# usr-is-merged named so that apt does not pull usrmerge (and perl) in.
+# As Docker's debian:bookworm-slim is made: no manuals, documentation (but the copyright files) or translations,
+# and without usrmerge, which apt picks for init-system-helpers and which brings perl (46 MB) with it.
 slim=(--dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*'
     --dpkgopt='path-include=/usr/share/doc/*/copyright' --dpkgopt='path-exclude=/usr/share/locale/*'
-    --dpkgopt='path-include=/usr/share/locale/locale.alias' --dpkgopt='path-exclude=/usr/share/info/*')
+    --dpkgopt='path-include=/usr/share/locale/locale.alias' --dpkgopt='path-exclude=/usr/share/info/*'
+    --customize-hook='chroot "$1" env DEBIAN_FRONTEND=noninteractive apt-get -y -q purge --autoremove usrmerge'
+    --customize-hook='chroot "$1" apt-get clean' --customize-hook='rm -rf "$1"/var/lib/apt/lists/*')
 rootfs() { # NAME PACKAGES
-    if [[ ! -s $cache/$1.tar ]]; then
+    if [[ ! -f $cache/$1.tar ]]; then
         say "mmdebstrap $1 ($2)"
-        mmdebstrap --variant=minbase --include="usr-is-merged,$2" "${slim[@]}" bookworm "$cache/$1.tar.part" \
+        mmdebstrap --variant=minbase --include="usr-is-merged,$2" "${slim[@]}" bookworm "$cache/$1.part.tar" \
             >"$cache/$1.log" 2>&1
-        mv "$cache/$1.tar.part" "$cache/$1.tar"
+        mv "$cache/$1.part.tar" "$cache/$1.tar"
     fi
 }
 rootfs slim-base unzip

@@ -105,20 +105,23 @@ final class HttpResponseReader {
         return text.length() > 80 ? text.substring(0, 80) + "..." : text;
     }
 
+    /** A body read through {@code read(byte[], int, int)}, which the subclasses frame; byte reads go through it. */
+    private abstract static class FramedBody extends InputStream {
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+    }
+
     /** A body of a known length. */
-    private static final class LimitedBody extends InputStream {
+    private static final class LimitedBody extends FramedBody {
         private final InputStream in;
         private long left;
 
         LimitedBody(InputStream in, long length) {
             this.in = in;
             this.left = length;
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
         }
 
         @Override
@@ -136,19 +139,13 @@ final class HttpResponseReader {
     }
 
     /** A chunked body: the chunks' data, up to the last (empty) chunk and its trailers. */
-    private static final class ChunkedBody extends InputStream {
+    private static final class ChunkedBody extends FramedBody {
         private final InputStream in;
         private long left;
         private boolean done;
 
         ChunkedBody(InputStream in) {
             this.in = in;
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
         }
 
         @Override
