@@ -62,7 +62,7 @@ mib() { awk -v b="$1" 'BEGIN{printf "%.1f", b/1048576}'; }
 slim=(--dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*'
     --dpkgopt='path-include=/usr/share/doc/*/copyright' --dpkgopt='path-exclude=/usr/share/locale/*'
     --dpkgopt='path-include=/usr/share/locale/locale.alias' --dpkgopt='path-exclude=/usr/share/info/*'
-    --customize-hook='chroot "$1" env DEBIAN_FRONTEND=noninteractive apt-get -y -q purge --autoremove usrmerge'
+    --customize-hook='chroot "$1" dpkg --purge usrmerge libfile-find-rule-perl libnumber-compare-perl libtext-glob-perl perl libperl5.36 perl-modules-5.36'
     --customize-hook='chroot "$1" apt-get clean' --customize-hook='rm -rf "$1"/var/lib/apt/lists/*')
 rootfs() { # NAME PACKAGES
     if [[ ! -f $cache/$1.tar ]]; then
