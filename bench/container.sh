@@ -37,9 +37,10 @@ jdk=${USHER_BENCH_JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
 
 cache=${USHER_IMAGE_CACHE:-/tmp/usher-image-cache}
 work=$(mktemp -d /tmp/usher-container-bench.XXXXXX)
-mkdir -p "$cache" "$work/podman"
+mkdir -p "$cache/podman"
 out=bench/results/container-$(date -u +%Y-%m-%d-%H%M).txt
-P=(podman --root "$work/podman/root" --runroot "$work/podman/run" --tmpdir "$work/podman/tmp" --events-backend file
+# podman's storage of its own, kept in the cache between runs (its layer cache makes a rebuild quick)
+P=(podman --root "$cache/podman/root" --runroot "$cache/podman/run" --tmpdir "$cache/podman/tmp" --events-backend file
     --cgroup-manager cgroupfs --runtime /usr/sbin/runc)
 RUN=(run -d --ulimit nofile=4096:4096 --ulimit nproc=4096:4096)
 service_pid=
@@ -47,7 +48,6 @@ cleanup() {
     "${P[@]}" rm -a -f -t 0 >/dev/null 2>&1 || true
     "${P[@]}" network rm -f usher-bench-web >/dev/null 2>&1 || true
     [[ -n $service_pid ]] && kill "$service_pid" 2>/dev/null || true
-    "${P[@]}" rmi -a -f >/dev/null 2>&1 || true
     rm -rf -- "$work"
 }
 trap cleanup EXIT
@@ -94,7 +94,8 @@ t0=$(date +%s.%N)
 build_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}')
 size=$("${P[@]}" image inspect --format '{{.Size}}' localhost/usher:bench)
 base_size=$("${P[@]}" image inspect --format '{{.Size}}' localhost/usher-bench/base:bookworm)
-java_size=$("${P[@]}" run --rm --entrypoint du localhost/usher:bench -sb /opt/java | awk '{print $1}')
+java_size=$("${P[@]}" run --rm --ulimit nofile=4096:4096 --ulimit nproc=4096:4096 --entrypoint du localhost/usher:bench \
+    -sb /opt/java | awk '{print $1}')
 emit "RESULT image=usher size_mib=$(mib "$size") base_mib=$(mib "$base_size") java_runtime_mib=$(mib "$java_size") build_s=$build_s"
 printf 'FROM localhost/usher-bench/caddy-base:bookworm\nCMD ["caddy", "run", "--config", "/etc/caddy/Caddyfile", "--adapter", "caddyfile"]\n' \
     >"$work/Containerfile.caddy"
@@ -117,7 +118,7 @@ cgroup_of() { # CONTAINER -> the memory cgroup directory of its main process
 }
 await_200() { # PORT HOST [TIMEOUT_S] -> prints the seconds it took
     local t0 deadline now
-    t0=$(date +%s.%N); deadline=$(awk -v t="$t0" -v s="${3:-60}" 'BEGIN{print t+s}')
+    t0=$(date +%s.%N); deadline=$(awk -v t="$t0" -v s="${3:-60}" 'BEGIN{printf "%.3f", t+s}')
     while :; do
         [[ $(curl -s -o /dev/null -w '%{http_code}' -H "Host: $2" "http://127.0.0.1:$1/" 2>/dev/null) == 200 ]] && break
         now=$(date +%s.%N)

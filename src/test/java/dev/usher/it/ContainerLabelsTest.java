@@ -261,7 +261,7 @@ class ContainerLabelsTest {
     @Test
     void fiftyLabelledContainersAreAllServedAndAllGoAway() throws Exception {
         RunningUsher usher = usher(socket());
-        ExecutorService starters = Executors.newFixedThreadPool(4);
+        ExecutorService starters = Executors.newFixedThreadPool(8);
         List<Future<String>> started = new ArrayList<>();
         for (int i = 1; i <= 50; i++) {
             String name = "s" + i;
