@@ -108,10 +108,11 @@ class AdminApiTest {
         String version = ConfigFile.version(Files.readAllBytes(file));
         assertThat(r.headers().firstValue("etag")).hasValue("\"" + version + "\"");
         assertThat(r.body()).contains("\"version\":\"" + version + "\"")
-                .contains("{\"name\":\"app.localhost\",\"kind\":\"proxy\",\"upstreams\":[{\"address\":\""
+                .contains("{\"name\":\"app.localhost\",\"kind\":\"proxy\",\"source\":\"file\",\"upstreams\":[{\"address\":\""
                         + addr(a) + "\",\"up\":true}],\"tls\":{\"policy\":\"auto\",\"issuer\":\"local\"")
                 .contains("\"state\":\"valid\"")
-                .contains("{\"name\":\"old.localhost\",\"kind\":\"proxy\",\"upstreams\":[{\"address\":\"" + addr(b)
+                .contains("{\"name\":\"old.localhost\",\"kind\":\"proxy\",\"source\":\"file\",\"upstreams\":[{\"address\":\""
+                        + addr(b)
                         + "\",\"up\":true}],\"tls\":{\"policy\":\"off\",\"issuer\":null,\"not_after\":null,"
                         + "\"state\":\"none\",\"error\":null},\"requests_last_minute\":1,\"editable\":true");
         HttpResponse<String> one = get("/api/sites/old.localhost");
