@@ -21,11 +21,17 @@ public final class UpstreamPools implements AutoCloseable {
     public static final Duration IDLE_TIMEOUT = Duration.ofSeconds(50);
 
     private final Transport transport;
-    private final AddressResolverGroup<InetSocketAddress> resolver = new OffloadingResolverGroup();
+    private final AddressResolverGroup<InetSocketAddress> resolver;
     private final Map<UpstreamAddress, UpstreamPool> pools = new ConcurrentHashMap<>();
 
     public UpstreamPools(Transport transport) {
+        this(transport, new OffloadingResolverGroup());
+    }
+
+    /** With another way of resolving backend names (tests whose backends are not on sockets). */
+    public UpstreamPools(Transport transport, AddressResolverGroup<InetSocketAddress> resolver) {
         this.transport = transport;
+        this.resolver = resolver;
     }
 
     /** The pool for {@code address}, made on first use. */
