@@ -7,6 +7,7 @@ import dev.usher.route.RouteTable;
 import dev.usher.route.RouteTableHolder;
 import dev.usher.rules.RuleServices;
 import dev.usher.upstream.BackendStatus;
+import dev.usher.upstream.UpstreamPool;
 import dev.usher.upstream.UpstreamPools;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -39,7 +40,7 @@ public final class ProxyHarness implements AutoCloseable {
         routes = RouteTableHolder.of(table);
     }
 
-    /** A new client connection from 203.0.113.7, active and reading. */
+    /** A new HTTP/1.1 client connection from 203.0.113.7, active and reading. */
     public EmbeddedSocket client() {
         EmbeddedSocket client = new EmbeddedSocket(new InetSocketAddress("203.0.113.7", 50000));
         ClientTimeouts timeouts = new ClientTimeouts(table.config().timeouts());
@@ -47,17 +48,46 @@ public final class ProxyHarness implements AutoCloseable {
                 .addLast(Http1ProxyHandler.TIMEOUTS_NAME, timeouts)
                 .addLast(Http1ProxyHandler.CODEC_NAME, new HttpServerCodec())
                 .addLast("proxy", new Http1ProxyHandler(routes, "http", timeouts));
+        return registered(client);
+    }
+
+    /**
+     * A new HTTP/2 stream from 203.0.113.7, past the HTTP/2 codec: its inbound and outbound messages are HTTP
+     * objects, as {@code Http2StreamFrameToHttpObjectCodec} delivers and takes them.
+     */
+    public EmbeddedSocket stream() {
+        EmbeddedSocket stream = new EmbeddedSocket(new InetSocketAddress("203.0.113.7", 50000));
+        stream.pipeline().addLast("proxy", new Http2StreamProxyHandler(routes));
+        return registered(stream);
+    }
+
+    private static EmbeddedSocket registered(EmbeddedSocket channel) {
         try {
-            client.register();
+            channel.register();
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
-        return client;
+        return channel;
     }
 
     /** Sends {@code text} (ISO-8859-1) from the peer of {@code channel}: one read batch. */
     public static void send(EmbeddedSocket channel, String text) {
         channel.writeInbound(Unpooled.copiedBuffer(text, StandardCharsets.ISO_8859_1));
+    }
+
+    /**
+     * Makes {@code channel} unwritable or writable again, as a peer that stops or starts reading would (its
+     * socket buffer full, then drained), and delivers the writability event.
+     */
+    public static void writable(EmbeddedSocket channel, boolean writable) {
+        channel.unsafe().outboundBuffer().setUserDefinedWritability(1, writable);
+        channel.runPendingTasks();
+    }
+
+    /** Waits out {@code millis} and runs the timers that are then due on {@code channel}'s event loop. */
+    public static void after(EmbeddedSocket channel, long millis) throws InterruptedException {
+        Thread.sleep(millis);
+        channel.runPendingTasks();
     }
 
     /** Everything written to {@code channel} so far and not yet taken, as ISO-8859-1 text. */
@@ -71,6 +101,43 @@ public final class ProxyHarness implements AutoCloseable {
             }
         }
         return out.toString();
+    }
+
+    /** Backend connections idle in the pools, ready for reuse. */
+    public int idleConnections() {
+        int n = 0;
+        for (UpstreamPool pool : pools.all().values()) {
+            n += pool.stats().idle();
+        }
+        return n;
+    }
+
+    /** Failures in a row of the backends of {@code site} (passive health). */
+    public int failures(String site) {
+        int n = 0;
+        for (BackendStatus status : table.lookup(site).upstreams().status()) {
+            n += status.consecutiveFailures();
+        }
+        return n;
+    }
+
+    /**
+     * Runs the tasks that another thread hands to {@code channel}'s event loop (a password check's verdict) until
+     * {@code done}, for at most 10 s. The embedded loop's task queue is not thread-safe: this thread only looks at it
+     * while the other one may add (it adds once, to an empty queue), and runs tasks only after the add is seen.
+     */
+    public static void runUntil(EmbeddedSocket channel, java.util.function.BooleanSupplier done)
+            throws InterruptedException {
+        long end = System.nanoTime() + 10_000_000_000L;
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("not done within 10 s");
+            }
+            Thread.sleep(1);
+            if (channel.hasPendingTasks()) {
+                channel.runPendingTasks();
+            }
+        }
     }
 
     /** Requests in flight to the backends of {@code site} (what least_conn balances by). */
