@@ -226,8 +226,10 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
             respond(HttpResponseStatus.BAD_REQUEST, true);
             return;
         }
-        dispatch.dispatch(request, host, HttpUtil.isKeepAlive(request) && !draining, http10, hasBody,
-                isUpgrade(headers));
+        dispatch.dispatch(request, host, RequestShape.of(hasBody)
+                .withKeepAlive(HttpUtil.isKeepAlive(request) && !draining)
+                .withHttp10(http10)
+                .withUpgrade(isUpgrade(headers)));
     }
 
     @Override

@@ -175,7 +175,7 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
             return;
         }
         // An HTTP/2 request never upgrades: no websocket over h2 (RFC 8441 is not offered in SETTINGS).
-        dispatch.dispatch(request, host, true, false, hasBody, false);
+        dispatch.dispatch(request, host, RequestShape.of(hasBody));
     }
 
     /**

@@ -97,17 +97,16 @@ final class ProxyExchange implements UpstreamListener {
     private long unwritableSince;
 
     ProxyExchange(ClientSide handler, ChannelHandlerContext ctx, Route route, HttpRequest request,
-                  InetAddress clientAddress, boolean clientKeepAlive, boolean http10Client, boolean upgradeRequested,
-                  boolean hasBody, RequestTrace trace) {
+                  InetAddress clientAddress, RequestShape shape, RequestTrace trace) {
         this.handler = handler;
         this.ctx = ctx;
         this.route = route;
         this.request = request;
-        this.clientKeepAlive = clientKeepAlive;
-        this.http10Client = http10Client;
-        this.upgradeRequested = upgradeRequested;
+        this.clientKeepAlive = shape.keepAlive();
+        this.http10Client = shape.http10();
+        this.upgradeRequested = shape.upgrade();
         this.headRequest = request.method().equals(HttpMethod.HEAD);
-        this.hasBody = hasBody;
+        this.hasBody = shape.hasBody();
         this.replayable = !hasBody && isIdempotent(request);
         this.maxBody = route.site().maxBody();
         this.responseTimeoutNanos = route.site().responseTimeout().toNanos();

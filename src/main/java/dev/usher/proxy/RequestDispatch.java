@@ -69,14 +69,12 @@ final class RequestDispatch {
      * Routes {@code request} and answers it locally or starts its exchange (announced through
      * {@link ClientSide#exchangeStarted} before it starts).
      *
-     * @param host      the host the request names, already validated
-     * @param keepAlive whether the client connection may serve another request after this one
-     * @param http10    whether the client spoke HTTP/1.0
-     * @param hasBody   whether a body follows the head
-     * @param upgrade   whether the request asks to switch protocols (a websocket; HTTP/1.1 only)
+     * @param host  the host the request names, already validated
+     * @param shape how the client framed it (keep-alive, HTTP/1.0, a body, an upgrade)
      */
-    void dispatch(HttpRequest request, String host, boolean keepAlive, boolean http10, boolean hasBody,
-                  boolean upgrade) {
+    void dispatch(HttpRequest request, String host, RequestShape shape) {
+        boolean keepAlive = shape.keepAlive();
+        boolean hasBody = shape.hasBody();
         RouteTable table = routes.get();
         Route route = table.lookup(host);
         RequestTrace trace = recorder == null ? null : recorder.current();
@@ -113,11 +111,10 @@ final class RequestDispatch {
             respond(HttpResponseStatus.BAD_GATEWAY, hasBody || !keepAlive);
             return;
         }
-        ProxyExchange started = new ProxyExchange(side, ctx, route, request, client, keepAlive, http10, upgrade,
-                hasBody, trace);
+        ProxyExchange started = new ProxyExchange(side, ctx, route, request, client, shape, trace);
         side.exchangeStarted(started);
         if (verdict == null || verdict.isDone()) {
-            prepareForBackend(request, rules, client, peerTrusted, upgrade);
+            prepareForBackend(request, rules, client, peerTrusted, shape.upgrade());
             started.start();
         } else {
             // Basic auth being verified off the event loop: the exchange waits (its body, if any, queues up), and
@@ -130,7 +127,7 @@ final class RequestDispatch {
                 } else if (!f.isSuccess()) {
                     started.reject(ErrorPages.response(HttpResponseStatus.SERVICE_UNAVAILABLE, true));
                 } else {
-                    prepareForBackend(request, rules, client, peerTrusted, upgrade);
+                    prepareForBackend(request, rules, client, peerTrusted, shape.upgrade());
                     started.start();
                 }
             });
