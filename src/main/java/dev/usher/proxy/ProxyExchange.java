@@ -52,6 +52,7 @@ final class ProxyExchange implements UpstreamListener {
 
     private final ClientSide handler;
     private final boolean hasBody;
+    private final RequestShape shape;
     private final ChannelHandlerContext ctx;
     private final Route route;
     private final HttpRequest request;
@@ -102,6 +103,7 @@ final class ProxyExchange implements UpstreamListener {
         this.ctx = ctx;
         this.route = route;
         this.request = request;
+        this.shape = shape;
         this.clientKeepAlive = shape.keepAlive();
         this.http10Client = shape.http10();
         this.upgradeRequested = shape.upgrade();
@@ -348,68 +350,33 @@ final class ProxyExchange implements UpstreamListener {
     }
 
     private void responseHead(HttpResponse response) {
-        int code = response.status().code();
-        if (code == 101 && upgradeRequested && clientKeepAlive) {
-            switchProtocols(response);
-            return;
-        }
-        if (code >= 100 && code < 200) {
-            // 100 Continue and friends: pass the head on, drop its end marker, keep waiting for the final answer.
-            if (code == 101) {
-                upstreamFailed();
-                return;
+        switch (ResponseFraming.kind(response, shape)) {
+            case SWITCH -> switchProtocols(response);
+            case INVALID -> upstreamFailed();
+            case INTERIM -> {
+                // 100 Continue and friends: pass the head on, drop its end marker, keep waiting for the final answer.
+                skipInformationalEnd = true;
+                FullHttpResponse interim = ResponseFraming.interimHead(response, shape);
+                if (interim != null) {
+                    ctx.write(interim);
+                }
             }
-            skipInformationalEnd = true;
-            if (http10Client) {
-                return; // HTTP/1.0 has no interim answers (RFC 9110 §15.2)
+            case FINAL -> {
+                responseStarted = true;
+                group.succeeded(pool);
+                if (trace != null) {
+                    trace.upstreamAnswered();
+                }
+                armTimer();
+                upstream.keepAliveTimeout(response.headers().get(HttpHeaderNames.KEEP_ALIVE));
+                ResponseFraming.Afterwards afterwards = ResponseFraming.finalHead(response, request.method(), shape,
+                        closeClientAfter);
+                upstreamKeepAlive = afterwards.backendReusable();
+                closeClientAfter = !afterwards.clientStaysOpen();
+                route.rules().editResponse(response.headers(), https);
+                ctx.write(response, ctx.voidPromise());
             }
-            HttpHeaders headers = response.headers();
-            HopByHop.strip(headers);
-            ctx.write(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, response.status(), Unpooled.EMPTY_BUFFER,
-                    headers, HttpHeaders.EMPTY_HEADERS.copy()));
-            return;
         }
-        responseStarted = true;
-        group.succeeded(pool);
-        if (trace != null) {
-            trace.upstreamAnswered();
-        }
-        armTimer();
-        HttpHeaders headers = response.headers();
-        upstreamKeepAlive = HttpUtil.isKeepAlive(response);
-        boolean chunked = HttpUtil.isTransferEncodingChunked(response);
-        String transferEncoding = headers.get(HttpHeaderNames.TRANSFER_ENCODING);
-        upstream.keepAliveTimeout(headers.get(HttpHeaderNames.KEEP_ALIVE));
-        HopByHop.strip(headers);
-        boolean bodyless = headRequest || code == 204 || code == 304;
-        if (!bodyless && !headers.contains(HttpHeaderNames.CONTENT_LENGTH)) {
-            if (!chunked) {
-                upstreamKeepAlive = false; // the backend ends this body by closing the connection
-            }
-            if (http10Client) {
-                closeClientAfter = true;
-            } else {
-                headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
-            }
-        } else if (chunked && headRequest && !http10Client) {
-            headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
-        }
-        if (chunked && !http10Client && transferEncoding != null
-                && !transferEncoding.trim().equalsIgnoreCase("chunked")) {
-            // e.g. "gzip, chunked": the body stays gzip-coded on the way through, so the coding must stay named.
-            headers.set(HttpHeaderNames.TRANSFER_ENCODING, transferEncoding);
-        }
-        if (!clientKeepAlive) {
-            closeClientAfter = true;
-        }
-        if (closeClientAfter) {
-            headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        } else if (http10Client) {
-            headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
-        }
-        response.setProtocolVersion(HttpVersion.HTTP_1_1);
-        route.rules().editResponse(headers, https);
-        ctx.write(response, ctx.voidPromise());
     }
 
     private void responseContent(HttpContent content) {
@@ -508,14 +475,8 @@ final class ProxyExchange implements UpstreamListener {
         cancelWriteTimer();
         group.succeeded(pool);
         endCount();
-        HttpHeaders headers = response.headers();
-        CharSequence protocol = headers.get(HttpHeaderNames.UPGRADE);
-        HopByHop.strip(headers);
-        if (protocol != null) {
-            headers.set(HttpHeaderNames.UPGRADE, protocol);
-        }
-        headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE);
-        route.rules().editResponse(headers, https);
+        boolean websocket = ResponseFraming.switchHead(response);
+        route.rules().editResponse(response.headers(), https);
         ctx.writeAndFlush(response, ctx.voidPromise());
         Channel backend = upstream.channel();
         upstream = null;
@@ -523,7 +484,6 @@ final class ProxyExchange implements UpstreamListener {
         Channel clientChannel = ctx.channel();
         handler.switchToRelay(backend, route.site().traffic().websocketIdle());
         ChannelPipeline backendPipeline = backend.pipeline();
-        boolean websocket = protocol != null && protocol.toString().trim().equalsIgnoreCase("websocket");
         backendPipeline.replace("upstream", "relay", new RawRelay(clientChannel, websocket));
         backendPipeline.remove("http");
     }
