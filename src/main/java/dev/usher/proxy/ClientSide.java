@@ -31,6 +31,9 @@ interface ClientSide {
     /** The exchange gave up on the connection (e.g. a backend failed mid-response): cut it, with no answer. */
     void abortConnection();
 
-    /** After a 101 from the backend: relays raw bytes to {@code backend} from now on (HTTP/1.1 only). */
-    void switchToRelay(Channel backend, Duration idleTimeout);
+    /**
+     * After a 101 from the backend: this connection and {@code backend} relay raw bytes to each other from now on
+     * (HTTP/1.1 only). {@code websocket}: the protocol is the websocket one, whose frames the relay follows.
+     */
+    void switchToRelay(Channel backend, boolean websocket, Duration idleTimeout);
 }

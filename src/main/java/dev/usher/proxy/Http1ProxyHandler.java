@@ -240,6 +240,11 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
         }
     }
 
+    /** The exchange under way, or null (for tests of its phases). */
+    ProxyExchange exchange() {
+        return exchange;
+    }
+
     @Override
     public ResponseTimer responseTimer() {
         return responseTimer;
@@ -343,11 +348,12 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
     }
 
     /**
-     * After a 101 from the backend, turns this connection into a raw byte relay to {@code backend}: the HTTP codec,
-     * the timeouts and this handler leave the pipeline. Bytes the decoder still held flow into the relay.
+     * After a 101 from the backend, turns this connection and {@code backend} into a raw byte relay: on this side the
+     * HTTP codec, the timeouts and this handler leave the pipeline, on the backend's its HTTP codec and its pool's
+     * handler. Bytes either decoder still held flow into the relay.
      */
     @Override
-    public void switchToRelay(Channel backend, Duration idleTimeout) {
+    public void switchToRelay(Channel backend, boolean websocket, Duration idleTimeout) {
         exchange = null;
         responseTimer.close();
         releaseLater();
@@ -363,6 +369,9 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
             pipeline.remove(COMPRESSOR_NAME);
         }
         pipeline.remove(CODEC_NAME);
+        ChannelPipeline backendPipeline = backend.pipeline();
+        backendPipeline.replace("upstream", "relay", new RawRelay(ctx.channel(), websocket));
+        backendPipeline.remove("http");
         if (draining) {
             // Upgraded while Usher stops: the relay ends itself like the others (once the backend side is set up).
             ctx.executor().execute(() -> pipeline.fireUserEventTriggered(new DrainEvent()));

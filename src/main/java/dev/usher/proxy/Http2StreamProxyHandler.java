@@ -284,6 +284,11 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
      * HTTP/3. When the client had already ended its side, the stream closed with the answer and nothing is due.
      */
 
+    /** The exchange under way, or null (for tests of its phases). */
+    ProxyExchange exchange() {
+        return exchange;
+    }
+
     @Override
     public ResponseTimer responseTimer() {
         // A stream carries one exchange: its timer goes with it.
@@ -313,7 +318,7 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
     }
 
     @Override
-    public void switchToRelay(Channel backend, Duration idleTimeout) {
+    public void switchToRelay(Channel backend, boolean websocket, Duration idleTimeout) {
         throw new IllegalStateException("HTTP/2 streams never switch protocols");
     }
 }

@@ -3,47 +3,34 @@ package dev.usher.proxy;
 import dev.usher.observe.RequestTrace;
 import dev.usher.route.Route;
 import dev.usher.upstream.UpstreamConnection;
-import dev.usher.upstream.UpstreamGroup;
 import dev.usher.upstream.UpstreamListener;
-import dev.usher.upstream.UpstreamPool;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelPipeline;
-import io.netty.channel.ConnectTimeoutException;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpHeaders;
-import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.ScheduledFuture;
 
 import java.lang.System.Logger.Level;
 import java.net.InetAddress;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One request proxied to one backend connection and its response back, streamed both ways with backpressure.
  *
- * <p>The request head is held back until the end of the client's current read batch (or until the backend is
- * connected), so a request whose first body chunk is malformed is refused with nothing sent to the backend. The
- * backend connection goes back to its pool only when both messages were carried in full; any other ending closes it,
- * so no half-used connection is ever reused.
+ * <p>The request goes through {@link RequestPhase}s ({@link ForwardedRequest} carries it): its head is held back
+ * until the end of the client's current read batch (so a request whose first body chunk is malformed is refused with
+ * nothing sent to the backend) and until a backend connection is there; then the head goes, then the body. The
+ * response goes through {@link ResponsePhase}s. Whatever ends the exchange, {@link #end} tears it down in one place, by its
+ * {@link Ending}: the backend connection goes back to its pool only when both messages were carried in full (or
+ * nothing was written to it), so no half-used connection is ever reused. Which backend, and what happens when one
+ * fails before answering, is {@link BackendAttempts}'; how a response head is re-framed for the client is
+ * {@link ResponseFraming}'s.
  *
  * <p>Threading: confined to the client's event loop (the backend connection lives on the same loop).
  */
@@ -51,51 +38,25 @@ final class ProxyExchange implements UpstreamListener {
     private static final System.Logger LOG = System.getLogger(ProxyExchange.class.getName());
 
     private final ClientSide handler;
-    private final boolean hasBody;
-    private final RequestShape shape;
     private final ChannelHandlerContext ctx;
     private final Route route;
     private final HttpRequest request;
-    private final boolean clientKeepAlive;
-    private final boolean http10Client;
-    private final boolean upgradeRequested;
-    private final boolean replayable;
-    private final boolean headRequest;
-    private final long maxBody;
-    private final long responseTimeoutNanos;
-    private final long writeTimeoutNanos;
-    private final InetAddress client;
-    private final UpstreamGroup group;
+    private final RequestShape shape;
+    private final BackendAttempts attempts;
     private final boolean https;
-    /** Where the backend and its response time are noted for the access log and metrics, or null. */
-    private final RequestTrace trace;
-
-    /** Body pieces received from the client and not yet written to the backend. */
-    private final ArrayDeque<HttpContent> pending = new ArrayDeque<>(2);
-    private UpstreamPool pool;
-    /** The backend whose in-flight count this exchange holds, or null. */
-    private UpstreamPool counted;
-    /** Backends that already failed for this request; null until one does. */
-    private List<UpstreamPool> tried;
-    private UpstreamConnection upstream;
-    private long bodyBytes;
-    private boolean headReleased;
-    private boolean headSent;
-    private boolean requestReceived;
-    private boolean requestSent;
-    private boolean responseStarted;
-    private boolean responseComplete;
-    private boolean skipInformationalEnd;
-    private boolean upstreamKeepAlive = true;
-    private boolean closeClientAfter;
-    private boolean finished;
-    private boolean retried;
     /** The client side's response timer, which this exchange's backend wait is watched by. */
     private final ResponseTimer responseTimer;
-    private boolean timerArmed;
-    private long lastUpstreamActivity;
-    private ScheduledFuture<?> writeTimer;
-    private long unwritableSince;
+    private final ForwardedRequest forwarded;
+    private UpstreamConnection upstream;
+    private ResponsePhase responsePhase = ResponsePhase.AWAITING_HEAD;
+    /** Null while the exchange is under way. */
+    private Ending ending;
+    /** The client connection ends after this response (the client asked, HTTP/1.0 framing, Usher stopping). */
+    private boolean closeClientAfter;
+    /** The backend connection may be reused after this response, as far as the response head says. */
+    private boolean backendReusable = true;
+    /** Made when the client first stops reading its response; null until then. */
+    private WriteStallTimer writeStall;
 
     ProxyExchange(ClientSide handler, ChannelHandlerContext ctx, Route route, HttpRequest request,
                   InetAddress clientAddress, RequestShape shape, RequestTrace trace) {
@@ -104,19 +65,9 @@ final class ProxyExchange implements UpstreamListener {
         this.route = route;
         this.request = request;
         this.shape = shape;
-        this.clientKeepAlive = shape.keepAlive();
-        this.http10Client = shape.http10();
-        this.upgradeRequested = shape.upgrade();
-        this.headRequest = request.method().equals(HttpMethod.HEAD);
-        this.hasBody = shape.hasBody();
-        this.replayable = !hasBody && isIdempotent(request);
-        this.maxBody = route.site().maxBody();
-        this.responseTimeoutNanos = route.site().responseTimeout().toNanos();
-        this.writeTimeoutNanos = route.site().traffic().writeTimeout().toNanos();
-        this.client = clientAddress;
-        this.group = route.upstreams();
+        this.forwarded = new ForwardedRequest(request);
+        this.attempts = new BackendAttempts(this, route, clientAddress, request, shape.hasBody(), trace);
         this.https = handler.isHttps();
-        this.trace = trace;
         this.responseTimer = handler.responseTimer();
     }
 
@@ -135,7 +86,7 @@ final class ProxyExchange implements UpstreamListener {
 
     /** True when a body follows the request head. */
     boolean hasBody() {
-        return hasBody;
+        return shape.hasBody();
     }
 
     /** The site's read timeout: the longest pause allowed while the request body is being read. */
@@ -145,7 +96,12 @@ final class ProxyExchange implements UpstreamListener {
 
     /** True once the client's whole request (head and body) has arrived. */
     boolean requestReceived() {
-        return requestReceived;
+        return forwarded.received();
+    }
+
+    /** Why the exchange ended, or null while it is under way. */
+    Ending ending() {
+        return ending;
     }
 
     /**
@@ -153,98 +109,41 @@ final class ProxyExchange implements UpstreamListener {
      * connection stays an HTTP/1.1 keep-alive connection (not an upgrade, whose early bytes belong to the tunnel).
      */
     boolean mayReadAhead() {
-        return requestReceived && clientKeepAlive && !upgradeRequested && !closeClientAfter && !finished;
+        return forwarded.received() && shape.keepAlive() && !shape.upgrade() && !closeClientAfter && ending == null;
     }
 
     /** True while the exchange waits for more of the request body from the client (for its read timeout). */
     boolean waitingOnClient() {
-        return !requestReceived && headSent && upstream != null && upstream.channel().isWritable() && !finished;
+        return !forwarded.received() && forwarded.phase().headSent() && upstream != null
+                && upstream.channel().isWritable() && ending == null;
     }
 
     void start() {
-        if (finished) {
+        if (ending != null) {
             return; // the client left while its credentials were being checked
         }
-        if (!pickBackend()) {
+        if (!attempts.pick()) {
             LOG.log(Level.INFO, "{0}: no backend available", route.site().name());
             fail(HttpResponseStatus.SERVICE_UNAVAILABLE);
             return;
         }
-        acquire(false);
+        attempts.connect(ctx.channel().eventLoop(), false);
     }
 
-    /** Chooses the backend for the next attempt; false when every backend is down or was tried already. */
-    private boolean pickBackend() {
-        UpstreamPool next = group.pick(client, tried == null ? List.of() : tried);
-        if (next == null) {
-            return false;
-        }
-        pool = next;
-        counted = next;
-        if (trace != null) {
-            trace.upstream(next.address());
-        }
-        group.requestStarted(next);
-        return true;
-    }
-
-    /** Ends the in-flight count of the current attempt (for least_conn), once. */
-    private void endCount() {
-        if (counted != null) {
-            group.requestEnded(counted);
-            counted = null;
-        }
-    }
-
-    /** This attempt's backend failed before answering: count it, and move on to another backend when allowed. */
-    private boolean retryElsewhere() {
-        group.failed(pool);
-        endCount();
-        if (tried == null) {
-            tried = new ArrayList<>(2);
-        }
-        tried.add(pool);
-        UpstreamPool failedPool = pool;
-        if (!pickBackend()) {
-            pool = failedPool; // keep a pool for the log lines that follow
-            return false;
-        }
-        return true;
-    }
-
-    private void acquire(boolean fresh) {
-        Future<UpstreamConnection> f = pool.acquire(ctx.channel().eventLoop(), route.site().connectTimeout(), fresh);
-        if (f.isDone()) {
-            connected(f);
-        } else {
-            f.addListener(this::connected);
-        }
-    }
-
-    private void connected(Future<? super UpstreamConnection> f) {
-        if (!f.isSuccess()) {
-            if (!finished) {
-                Throwable cause = f.cause();
-                LOG.log(Level.INFO, "{0}: cannot connect to backend {1}: {2}", route.site().name(),
-                        pool.address(), cause);
-                // Nothing was sent: another backend can always take the request.
-                if (retryElsewhere()) {
-                    acquire(false);
-                    return;
-                }
-                fail(cause instanceof ConnectTimeoutException
-                        ? HttpResponseStatus.GATEWAY_TIMEOUT : HttpResponseStatus.BAD_GATEWAY);
-            }
-            return;
-        }
-        UpstreamConnection conn = (UpstreamConnection) f.getNow();
-        if (finished) {
+    /** A connection to the attempt's backend is there (from {@link BackendAttempts#connect}). */
+    void connected(UpstreamConnection conn) {
+        if (ending != null) {
             conn.release();
             return;
         }
         upstream = conn;
         conn.attach(this);
         pump();
+    }
+
+    /** No backend could be connected to: answered with {@code status}. */
+    void unreachable(HttpResponseStatus status) {
+        fail(status);
     }
 
     // ---------------------------------------------------------------- client → backend
@@ -255,64 +154,36 @@ final class ProxyExchange implements UpstreamListener {
             fail(HttpResponseStatus.BAD_REQUEST);
             return;
         }
-        bodyBytes += content.content().readableBytes();
-        if (maxBody > 0 && bodyBytes > maxBody) {
+        if (!forwarded.take(content, route.site().maxBody())) {
             content.release();
             fail(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
             return;
         }
-        if (content instanceof LastHttpContent) {
-            requestReceived = true;
-        }
-        if (responseComplete || finished) {
+        if (ending != null) {
             content.release();
-            return;
-        }
-        if (headSent) {
-            writeUpstream(content);
-        } else {
-            pending.add(content);
+        } else if (!forwarded.phase().headSent()) {
+            forwarded.hold(content);
+        } else if (forwarded.write(content, upstream.channel())) {
+            armResponseTimer();
         }
     }
 
     /** End of a client read batch: the head may go now, and more is read if the backend keeps up. */
     void clientReadComplete() {
-        headReleased = true;
+        forwarded.readComplete();
         pump();
     }
 
-    private void readClientIfReady() {
-        if (!requestReceived && headSent && upstream != null && upstream.channel().isWritable() && !finished) {
-            ctx.read();
-        }
-    }
-
     private void pump() {
-        if (upstream == null || !headReleased || finished) {
-            return;
+        if (upstream != null && ending == null && forwarded.send(upstream.channel())) {
+            armResponseTimer();
         }
-        Channel backend = upstream.channel();
-        if (!headSent) {
-            headSent = true;
-            backend.write(request, backend.voidPromise());
-            backend.read();
-        }
-        HttpContent content;
-        while ((content = pending.poll()) != null) {
-            writeUpstream(content);
-        }
-        backend.flush();
         readClientIfReady();
     }
 
-    private void writeUpstream(HttpContent content) {
-        Channel backend = upstream.channel();
-        boolean last = content instanceof LastHttpContent;
-        backend.write(content, backend.voidPromise());
-        if (last) {
-            requestSent = true;
-            backend.flush();
-            armTimer();
+    private void readClientIfReady() {
+        if (waitingOnClient()) {
+            ctx.read();
         }
     }
 
@@ -327,15 +198,15 @@ final class ProxyExchange implements UpstreamListener {
 
     @Override
     public void upstreamRead(Object msg) {
-        lastUpstreamActivity = System.nanoTime();
-        if (finished) {
+        responseTimer.activity(this);
+        if (ending != null) {
             ReferenceCountUtil.release(msg);
             return;
         }
         if (msg instanceof HttpObject http && http.decoderResult().isFailure()) {
             ReferenceCountUtil.release(msg);
             LOG.log(Level.INFO, "{0}: invalid response from backend {1}: {2}", route.site().name(),
-                    pool.address(), http.decoderResult().cause());
+                    attempts.backend(), http.decoderResult().cause());
             upstreamFailed();
             return;
         }
@@ -355,23 +226,20 @@ final class ProxyExchange implements UpstreamListener {
             case INVALID -> upstreamFailed();
             case INTERIM -> {
                 // 100 Continue and friends: pass the head on, drop its end marker, keep waiting for the final answer.
-                skipInformationalEnd = true;
+                responsePhase = ResponsePhase.INTERIM;
                 FullHttpResponse interim = ResponseFraming.interimHead(response, shape);
                 if (interim != null) {
                     ctx.write(interim);
                 }
             }
             case FINAL -> {
-                responseStarted = true;
-                group.succeeded(pool);
-                if (trace != null) {
-                    trace.upstreamAnswered();
-                }
-                armTimer();
+                responsePhase = ResponsePhase.STREAMING;
+                attempts.answered();
+                armResponseTimer();
                 upstream.keepAliveTimeout(response.headers().get(HttpHeaderNames.KEEP_ALIVE));
                 ResponseFraming.Afterwards afterwards = ResponseFraming.finalHead(response, request.method(), shape,
                         closeClientAfter);
-                upstreamKeepAlive = afterwards.backendReusable();
+                backendReusable = afterwards.backendReusable();
                 closeClientAfter = !afterwards.clientStaysOpen();
                 route.rules().editResponse(response.headers(), https);
                 ctx.write(response, ctx.voidPromise());
@@ -380,169 +248,109 @@ final class ProxyExchange implements UpstreamListener {
     }
 
     private void responseContent(HttpContent content) {
-        if (skipInformationalEnd && content instanceof LastHttpContent) {
-            skipInformationalEnd = false;
+        boolean last = content instanceof LastHttpContent;
+        if (responsePhase == ResponsePhase.INTERIM && last) {
+            responsePhase = ResponsePhase.AWAITING_HEAD;
             content.release();
             return;
         }
-        if (!(content instanceof LastHttpContent)) {
+        if (!last) {
             ctx.write(content, ctx.voidPromise());
             return;
         }
-        responseComplete = true;
-        cancelTimer();
+        responsePhase = ResponsePhase.DONE;
         // A backend may answer before the request body is in (an early error, or an echo that streams): the rest
         // of the body is not worth reading, so the connection ends with this response.
-        boolean close = closeClientAfter || !requestReceived;
+        boolean close = closeClientAfter || !forwarded.received();
+        end(Ending.COMPLETED);
         // Flush here: once the connection is back in its pool, this exchange hears no more read-complete events.
         if (close) {
             ctx.writeAndFlush(content).addListener(ChannelFutureListener.CLOSE);
         } else {
             ctx.writeAndFlush(content, ctx.voidPromise());
         }
-        finished = true;
-        cancelWriteTimer();
-        endCount();
-        UpstreamConnection conn = upstream;
-        upstream = null;
-        if (upstreamKeepAlive && requestSent) {
-            conn.release();
-        } else {
-            conn.close();
-        }
-        releasePending();
         handler.exchangeDone(this, close);
     }
 
     @Override
     public void upstreamReadComplete() {
         ctx.flush();
-        if (upstream != null && !responseComplete && ctx.channel().isWritable()) {
+        if (upstream != null && ctx.channel().isWritable()) {
             upstream.channel().read();
         }
     }
 
     void clientWritabilityChanged(boolean writable) {
         if (writable) {
-            unwritableSince = 0;
-            if (upstream != null && headSent && !responseComplete) {
+            if (writeStall != null) {
+                writeStall.writable();
+            }
+            if (upstream != null && forwarded.phase().headSent()) {
                 upstream.channel().read();
             }
-        } else if (!finished) {
-            unwritableSince = System.nanoTime();
-            if (writeTimer == null) {
-                writeTimer = ctx.executor().schedule(this::checkWriteTimer, writeTimeoutNanos, TimeUnit.NANOSECONDS);
+        } else if (ending == null) {
+            if (writeStall == null) {
+                writeStall = new WriteStallTimer(ctx.executor(), route.site().traffic().writeTimeout().toNanos(),
+                        this::writeTimedOut);
             }
+            writeStall.unwritable();
         }
     }
 
-    /** A client that stops reading holds a backend connection: after the write timeout both are let go. */
-    private void checkWriteTimer() {
-        writeTimer = null;
-        if (finished || unwritableSince == 0) {
-            return;
-        }
-        long left = unwritableSince + writeTimeoutNanos - System.nanoTime();
-        if (left > 0) {
-            writeTimer = ctx.executor().schedule(this::checkWriteTimer, left, TimeUnit.NANOSECONDS);
-            return;
-        }
-        LOG.log(Level.DEBUG, "{0}: client stopped reading for {1}; closing", route.site().name(),
-                route.site().traffic().writeTimeout());
-        finished = true;
-        closeUpstream();
-        releasePending();
-        cancelTimer();
-        endCount();
-        handler.abortConnection();
-    }
-
-    private void cancelWriteTimer() {
-        if (writeTimer != null) {
-            writeTimer.cancel(false);
-            writeTimer = null;
+    private void writeTimedOut() {
+        if (ending == null) {
+            LOG.log(Level.DEBUG, "{0}: client stopped reading for {1}; closing", route.site().name(),
+                    route.site().traffic().writeTimeout());
+            cut(Ending.WRITE_TIMEOUT);
         }
     }
 
     /** A 101 answer to an upgrade request: both connections become a raw relay of bytes. */
     private void switchProtocols(HttpResponse response) {
-        responseStarted = true;
-        if (trace != null) {
-            trace.upstreamAnswered();
-        }
-        finished = true;
-        cancelTimer();
-        cancelWriteTimer();
-        group.succeeded(pool);
-        endCount();
+        responsePhase = ResponsePhase.RELAYED;
+        attempts.answered();
+        Channel backend = upstream.channel();
+        end(Ending.UPGRADED);
         boolean websocket = ResponseFraming.switchHead(response);
         route.rules().editResponse(response.headers(), https);
         ctx.writeAndFlush(response, ctx.voidPromise());
-        Channel backend = upstream.channel();
-        upstream = null;
-        releasePending();
-        Channel clientChannel = ctx.channel();
-        handler.switchToRelay(backend, route.site().traffic().websocketIdle());
-        ChannelPipeline backendPipeline = backend.pipeline();
-        backendPipeline.replace("upstream", "relay", new RawRelay(clientChannel, websocket));
-        backendPipeline.remove("http");
+        handler.switchToRelay(backend, websocket, route.site().traffic().websocketIdle());
     }
 
     // ---------------------------------------------------------------- endings
 
     @Override
     public void upstreamClosed(Throwable cause) {
-        if (finished) {
+        if (ending != null) {
             return;
         }
         if (cause != null) {
-            LOG.log(Level.DEBUG, "{0}: backend {1} failed: {2}", route.site().name(), pool.address(), cause);
+            LOG.log(Level.DEBUG, "{0}: backend {1} failed: {2}", route.site().name(), attempts.backend(), cause);
         }
-        boolean wasReused = upstream != null && upstream.reused();
+        boolean reused = upstream != null && upstream.reused();
         upstream = null;
-        if (!responseStarted && replayable && headSent && requestSent) {
-            cancelTimer();
-            if (wasReused && !retried) {
-                // A kept-alive connection the backend had just closed: nothing was processed, so send it again
-                // once, on a new connection to the same backend. Only for bodiless idempotent requests, as Go's
-                // and nginx's proxies do.
-                retried = true;
-                resend(true);
-                return;
-            }
-            // A fresh connection failed before any answer: the backend is in trouble; another may serve.
-            LOG.log(Level.INFO, "{0}: backend {1} closed the connection before answering", route.site().name(),
-                    pool.address());
-            if (retryElsewhere()) {
-                resend(false);
-                return;
-            }
-        } else if (!responseStarted && !wasReused) {
-            // A reused connection closing under a request says little about the backend (its keep-alive timer
-            // may simply have run out): only a fresh one counts against its health.
-            group.failed(pool);
+        if (responsePhase.started()) {
+            cut(Ending.BACKEND_FAILED);
+            return;
         }
-        upstreamFailed();
+        switch (attempts.closedBeforeAnswer(reused, forwarded.phase() == RequestPhase.SENT)) {
+            case SAME_BACKEND -> resend(true);
+            case ELSEWHERE -> resend(false);
+            case NONE -> fail(HttpResponseStatus.BAD_GATEWAY);
+        }
     }
 
     /** Sends the (bodiless) request again, on a new connection ({@code fresh}) or one from the current pool. */
     private void resend(boolean fresh) {
-        headSent = false;
-        requestSent = false;
-        pending.add(LastHttpContent.EMPTY_LAST_CONTENT);
-        acquire(fresh);
+        stopResponseTimer();
+        forwarded.again();
+        attempts.connect(ctx.channel().eventLoop(), fresh);
     }
 
     private void upstreamFailed() {
-        if (responseStarted) {
+        if (responsePhase.started()) {
             // Part of the response is already with the client: cutting the connection is the only honest signal.
-            finished = true;
-            closeUpstream();
-            releasePending();
-            cancelTimer();
-            cancelWriteTimer();
-            endCount();
-            handler.abortConnection();
+            cut(Ending.BACKEND_FAILED);
         } else {
             fail(HttpResponseStatus.BAD_GATEWAY);
         }
@@ -550,17 +358,17 @@ final class ProxyExchange implements UpstreamListener {
 
     /** Ends the exchange with a local error page (before any response byte went out). */
     private void fail(HttpResponseStatus status) {
-        if (finished) {
+        if (ending != null) {
             return;
         }
-        if (responseStarted) {
+        if (responsePhase.started()) {
             // An answer is already streaming (a backend that responds before the body is in): an error page now
             // would be spliced into it. Cutting the connection is the only honest signal left.
-            upstreamFailed();
+            cut(Ending.REQUEST_FAILED);
             return;
         }
-        abandon();
-        boolean close = !requestReceived || !clientKeepAlive || status.code() == 400;
+        end(Ending.LOCAL_ANSWER);
+        boolean close = !forwarded.received() || !shape.keepAlive() || status.code() == 400;
         FullHttpResponse page = ErrorPages.response(status, close);
         route.rules().editResponse(page.headers(), https);
         handler.respond(page, close);
@@ -569,13 +377,12 @@ final class ProxyExchange implements UpstreamListener {
 
     /** Ends the exchange before it started, with a local answer from the site's rules (e.g. a 401). */
     void reject(FullHttpResponse answer) {
-        if (finished) {
+        if (ending != null) {
             answer.release();
             return;
         }
-        finished = true;
-        releasePending();
-        boolean close = !requestReceived || !clientKeepAlive;
+        end(Ending.REJECTED);
+        boolean close = !forwarded.received() || !shape.keepAlive();
         handler.respond(answer, close);
         handler.exchangeDone(this, close);
     }
@@ -593,92 +400,79 @@ final class ProxyExchange implements UpstreamListener {
 
     /** The client went away: whatever the backend connection is in the middle of, it cannot be reused. */
     void clientClosed() {
-        if (finished) {
-            return;
+        if (ending == null) {
+            end(Ending.CLIENT_GONE);
         }
-        abandon();
+    }
+
+    /** Ends the exchange for {@code why} and cuts the client side, with no answer. */
+    private void cut(Ending why) {
+        end(why);
+        handler.abortConnection();
     }
 
     /**
-     * Ends the exchange without a response from the backend: timers off, pending body released, and the backend
-     * connection given back when nothing was written to it, closed otherwise (it may hold half an exchange).
+     * Ends the exchange for {@code why}, with every cleanup in this one place: timers off, body pieces held back
+     * released, the attempt's in-flight count ended, and the backend connection settled as the reason dictates.
+     * What the client gets (the last piece, an error page, a 101, a cut) is the caller's to send, after this.
      */
-    private void abandon() {
-        finished = true;
-        cancelTimer();
-        cancelWriteTimer();
-        releasePending();
-        endCount();
-        if (upstream != null) {
-            if (!headSent) {
-                upstream.release();
-            } else {
-                closeUpstream();
-            }
-            upstream = null;
+    private void end(Ending why) {
+        ending = why;
+        stopResponseTimer();
+        if (writeStall != null) {
+            writeStall.cancel();
+        }
+        forwarded.discard();
+        attempts.end();
+        UpstreamConnection conn = upstream;
+        upstream = null;
+        if (conn == null) {
+            return;
+        }
+        switch (why) {
+            // Reused only when both messages were carried in full.
+            case COMPLETED -> settle(conn, backendReusable && forwarded.phase() == RequestPhase.SENT);
+            // Given back when nothing was written to it; otherwise it may hold half an exchange.
+            case LOCAL_ANSWER, REJECTED, CLIENT_GONE -> settle(conn, !forwarded.phase().headSent());
+            case BACKEND_FAILED, REQUEST_FAILED, WRITE_TIMEOUT -> conn.close();
+            case UPGRADED -> { } // the relay owns it now
         }
     }
 
-    private void closeUpstream() {
-        if (upstream != null) {
-            upstream.close();
-            upstream = null;
-        }
-    }
-
-    private void releasePending() {
-        HttpContent content;
-        while ((content = pending.poll()) != null) {
-            content.release();
+    private static void settle(UpstreamConnection conn, boolean reusable) {
+        if (reusable) {
+            conn.release();
+        } else {
+            conn.close();
         }
     }
 
     // ---------------------------------------------------------------- response timeout
 
-    private void armTimer() {
-        lastUpstreamActivity = System.nanoTime();
-        if (!timerArmed) {
-            timerArmed = true;
-            responseTimer.watch(this, lastUpstreamActivity + responseTimeoutNanos);
-        }
+    /** From now on the backend may stay silent for the response timeout; called again, it counts as activity. */
+    private void armResponseTimer() {
+        responseTimer.watch(this, route.site().responseTimeout().toNanos());
+    }
+
+    private void stopResponseTimer() {
+        responseTimer.stop(this);
     }
 
     /**
-     * Called by the response timer: how much longer the backend may stay silent, in nanoseconds, or 0 when it has
-     * been silent for the response timeout (the exchange then ends with a 504, or a cut connection mid-response).
+     * Called by the response timer: the backend has been silent for the response timeout. The exchange ends with a
+     * 504, or a cut connection mid-response.
      */
-    long responseTimeLeft() {
-        if (finished || !timerArmed) {
-            return 0;
+    void responseTimedOut() {
+        if (ending != null) {
+            return;
         }
-        long left = lastUpstreamActivity + responseTimeoutNanos - System.nanoTime();
-        if (left > 0) {
-            return left;
-        }
-        cancelTimer();
-        LOG.log(Level.INFO, "{0}: backend {1} did not answer within {2}", route.site().name(), pool.address(),
+        LOG.log(Level.INFO, "{0}: backend {1} did not answer within {2}", route.site().name(), attempts.backend(),
                 route.site().responseTimeout());
-        if (responseStarted) {
-            upstreamFailed();
+        if (responsePhase.started()) {
+            cut(Ending.BACKEND_FAILED);
         } else {
-            group.failed(pool);
-            closeUpstream();
+            attempts.timedOut();
             fail(HttpResponseStatus.GATEWAY_TIMEOUT);
         }
-        return 0;
-    }
-
-    private void cancelTimer() {
-        if (timerArmed) {
-            timerArmed = false;
-            responseTimer.stop(this);
-        }
-    }
-
-    private static boolean isIdempotent(HttpRequest request) {
-        HttpMethod m = request.method();
-        return m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD) || m.equals(HttpMethod.OPTIONS)
-                || m.equals(HttpMethod.TRACE) || m.equals(HttpMethod.PUT) || m.equals(HttpMethod.DELETE)
-                || request.headers().contains("idempotency-key");
     }
 }

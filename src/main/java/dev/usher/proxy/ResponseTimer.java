@@ -6,10 +6,12 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The response timeout of the exchanges on one client side, with one scheduled task that re-arms lazily. On an
- * HTTP/1.1 keep-alive connection the task outlives each exchange ({@code keepArmed}): the next exchange finds it armed
- * and schedules nothing, so a busy connection costs one task per timeout period instead of a schedule and a cancel
- * per request. When the task fires it asks the watched exchange how long it may still wait and re-arms for that.
+ * The response timeout of the exchanges on one client side: how long a backend may stay silent while an exchange
+ * waits on it, with one scheduled task that re-arms lazily. On an HTTP/1.1 keep-alive connection the task outlives
+ * each exchange ({@code keepArmed}): the next exchange finds it armed and schedules nothing, so a busy connection
+ * costs one task per timeout period instead of a schedule and a cancel per request. When the task fires it looks at
+ * how long the watched exchange's backend has been silent, and re-arms for what is left or tells the exchange it
+ * timed out.
  *
  * <p>Threading: confined to the client channel's event loop.
  */
@@ -18,6 +20,9 @@ final class ResponseTimer {
     private final boolean keepArmed;
     private final Runnable fire = this::fire;
     private ProxyExchange watched;
+    private long timeoutNanos;
+    /** When the watched exchange's backend last sent something ({@link System#nanoTime()}), or it began waiting. */
+    private long lastActivity;
     private ScheduledFuture<?> task;
     private long taskAt;
 
@@ -30,14 +35,30 @@ final class ResponseTimer {
         this.keepArmed = keepArmed;
     }
 
-    /** Watches {@code exchange}, which times out at {@code deadline} ({@link System#nanoTime()}) at the earliest. */
-    void watch(ProxyExchange exchange, long deadline) {
+    /**
+     * {@code exchange} waits on its backend from now on, which may stay silent for {@code timeoutNanos}; when it was
+     * watched already, this counts as activity.
+     */
+    void watch(ProxyExchange exchange, long timeoutNanos) {
+        lastActivity = System.nanoTime();
+        if (watched == exchange) {
+            return;
+        }
         watched = exchange;
+        this.timeoutNanos = timeoutNanos;
+        long deadline = lastActivity + timeoutNanos;
         if (task != null && taskAt - deadline <= 0) {
             return; // fires first, then re-arms for what the exchange has left
         }
         cancelTask();
         schedule(deadline);
+    }
+
+    /** The backend of {@code exchange} sent something: its silence starts again. */
+    void activity(ProxyExchange exchange) {
+        if (watched == exchange) {
+            lastActivity = System.nanoTime();
+        }
     }
 
     /** {@code exchange} no longer waits on its backend. */
@@ -75,9 +96,12 @@ final class ResponseTimer {
         if (exchange == null) {
             return; // between exchanges: the next one arms a new task
         }
-        long left = exchange.responseTimeLeft();
-        if (left > 0 && watched == exchange && task == null) {
-            schedule(System.nanoTime() + left);
+        long deadline = lastActivity + timeoutNanos;
+        if (deadline - System.nanoTime() > 0) {
+            schedule(deadline);
+            return;
         }
+        watched = null;
+        exchange.responseTimedOut();
     }
 }

@@ -157,6 +157,6 @@ public class RequestHeadersBenchmark {
         @Override public void exchangeStarted(ProxyExchange exchange) { }
         @Override public void exchangeDone(ProxyExchange done, boolean closeConnection) { }
         @Override public void abortConnection() { }
-        @Override public void switchToRelay(Channel backend, Duration idleTimeout) { }
+        @Override public void switchToRelay(Channel backend, boolean websocket, Duration idleTimeout) { }
     }
 }

@@ -1,0 +1,20 @@
+package dev.usher.proxy;
+
+/** How far a {@link ProxyExchange}'s response has come back to the client. */
+enum ResponsePhase {
+    /** No head yet (or only interim ones, passed on). */
+    AWAITING_HEAD,
+    /** An interim head (100 Continue…) went to the client; its end marker from the decoder is to be dropped. */
+    INTERIM,
+    /** The final head went to the client; the body follows. */
+    STREAMING,
+    /** The response went to the client in full. */
+    DONE,
+    /** A 101: both connections are a byte relay now. */
+    RELAYED;
+
+    /** Part of the response is with the client: an error page can no longer be sent instead. */
+    boolean started() {
+        return this == STREAMING || this == DONE || this == RELAYED;
+    }
+}
