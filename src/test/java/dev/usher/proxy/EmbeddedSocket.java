@@ -26,8 +26,9 @@ import java.util.concurrent.TimeUnit;
  * written with {@link #writeInbound}. Shared by the exchange tests and the JMH benchmark of the proxy path.
  */
 public final class EmbeddedSocket extends EmbeddedChannel implements SocketChannel {
-    /** Connecting to this port is refused, as by a backend that is not running. */
+    /** Connecting to this port is refused ({@link #REFUSAL_MILLIS} later), as by a backend that is not running. */
     public static final int REFUSING_PORT = 1;
+    public static final long REFUSAL_MILLIS = 10;
     /** Connecting to this port times out (after the connect timeout), as to a host that drops packets. */
     public static final int SILENT_PORT = 2;
 
@@ -64,8 +65,12 @@ public final class EmbeddedSocket extends EmbeddedChannel implements SocketChann
     public ChannelFuture connect(SocketAddress remote, SocketAddress local, ChannelPromise promise) {
         int port = remote instanceof InetSocketAddress inet ? inet.getPort() : 0;
         if (port == REFUSING_PORT) {
-            promise.tryFailure(new ConnectException("Connection refused: " + remote));
-            close();
+            // The refusal comes back a moment later, as over a network: not within the request's own read batch.
+            eventLoop().schedule(() -> {
+                if (promise.tryFailure(new ConnectException("Connection refused: " + remote))) {
+                    close();
+                }
+            }, REFUSAL_MILLIS, TimeUnit.MILLISECONDS);
         } else if (port == SILENT_PORT) {
             // As Netty's socket channels do: the connection attempt fails after the connect timeout.
             eventLoop().schedule(() -> {

@@ -17,8 +17,10 @@ import org.junit.jupiter.api.Test;
 import java.nio.charset.StandardCharsets;
 
 import static dev.usher.proxy.ProxyHarness.after;
+import static dev.usher.proxy.ProxyHarness.exchange;
 import static dev.usher.proxy.ProxyHarness.received;
 import static dev.usher.proxy.ProxyHarness.send;
+import static dev.usher.proxy.ProxyHarness.start;
 import static dev.usher.proxy.ProxyHarness.writable;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -66,7 +68,7 @@ class ExchangePhasesTest {
     void aCompletedExchangeGivesItsBackendConnectionBackForTheNextRequest() throws Exception {
         ProxyHarness h = harness("127.0.0.1:8080");
         EmbeddedSocket client = h.client();
-        send(client, GET);
+        ProxyExchange exchange = start(client, GET);
         EmbeddedSocket backend = backend();
         assertThat(received(backend)).startsWith("GET /a HTTP/1.1\r\n").contains("x-forwarded-for: 203.0.113.7");
         assertThat(h.inFlight(SITE)).isEqualTo(1);
@@ -84,6 +86,7 @@ class ExchangePhasesTest {
         send(backend, OK);
         assertThat(received(client)).startsWith("HTTP/1.1 200 OK\r\n");
         assertThat(h.inFlight(SITE)).isZero();
+        assertThat(exchange.ending()).isEqualTo(Ending.COMPLETED);
     }
 
     @Test
@@ -91,7 +94,7 @@ class ExchangePhasesTest {
         ProxyHarness h = harness("127.0.0.1:8080");
         EmbeddedSocket client = h.client();
         ByteBuf first = bytes("POST /up HTTP/1.1\r\nHost: app.example.com\r\nContent-Length: 10\r\n\r\nhello");
-        client.writeInbound(first);
+        ProxyExchange exchange = start(client, first);
         EmbeddedSocket backend = backend();
         assertThat(received(backend)).startsWith("POST /up HTTP/1.1\r\n").endsWith("\r\n\r\nhello");
         ByteBuf second = bytes("world");
@@ -104,13 +107,14 @@ class ExchangePhasesTest {
         assertThat(received(client)).startsWith("HTTP/1.1 200 OK\r\n");
         assertThat(h.inFlight(SITE)).isZero();
         assertThat(h.idleConnections()).isEqualTo(1);
+        assertThat(exchange.ending()).isEqualTo(Ending.COMPLETED);
     }
 
     @Test
     void expectContinueReachesTheClientBeforeTheBodyIsSent() throws Exception {
         ProxyHarness h = harness("127.0.0.1:8080");
         EmbeddedSocket client = h.client();
-        send(client, "POST /echo HTTP/1.1\r\nHost: app.example.com\r\nContent-Length: 5\r\n"
+        ProxyExchange exchange = start(client, "POST /echo HTTP/1.1\r\nHost: app.example.com\r\nContent-Length: 5\r\n"
                 + "Expect: 100-continue\r\n\r\n");
         EmbeddedSocket backend = backend();
         assertThat(received(backend)).containsIgnoringCase("expect: 100-continue").endsWith("\r\n\r\n");
@@ -123,13 +127,14 @@ class ExchangePhasesTest {
         assertThat(received(client)).startsWith("HTTP/1.1 200 OK\r\n").endsWith("hello");
         assertThat(h.inFlight(SITE)).isZero();
         assertThat(h.idleConnections()).as("both messages carried in full").isEqualTo(1);
+        assertThat(exchange.ending()).isEqualTo(Ending.COMPLETED);
     }
 
     @Test
     void aBodyThatEndsWithTheBackendConnectionIsRechunkedForAnHttp11Client() throws Exception {
         ProxyHarness h = harness("127.0.0.1:8080");
         EmbeddedSocket client = h.client();
-        send(client, GET);
+        ProxyExchange exchange = start(client, GET);
         EmbeddedSocket backend = backend();
         received(backend);
         send(backend, "HTTP/1.1 200 OK\r\n\r\nuntil the end");
@@ -140,13 +145,14 @@ class ExchangePhasesTest {
         assertThat(client.isActive()).as("the client connection goes on").isTrue();
         assertThat(h.inFlight(SITE)).isZero();
         assertThat(h.idleConnections()).isZero();
+        assertThat(exchange.ending()).isEqualTo(Ending.COMPLETED);
     }
 
     @Test
     void aBodyThatEndsWithTheBackendConnectionEndsTheConnectionOfAnHttp10Client() throws Exception {
         ProxyHarness h = harness("127.0.0.1:8080");
         EmbeddedSocket client = h.client();
-        send(client, "GET /a HTTP/1.0\r\nHost: app.example.com\r\nConnection: keep-alive\r\n\r\n");
+        ProxyExchange exchange = start(client, "GET /a HTTP/1.0\r\nHost: app.example.com\r\nConnection: keep-alive\r\n\r\n");
         EmbeddedSocket backend = backend();
         received(backend);
         send(backend, "HTTP/1.1 200 OK\r\n\r\nuntil the end");
@@ -156,6 +162,7 @@ class ExchangePhasesTest {
                 .endsWith("\r\n\r\nuntil the end");
         assertThat(client.isActive()).isFalse();
         assertThat(h.inFlight(SITE)).isZero();
+        assertThat(exchange.ending()).isEqualTo(Ending.COMPLETED);
     }
 
     // ---------------------------------------------------------------- the backend fails before answering
@@ -164,7 +171,8 @@ class ExchangePhasesTest {
     void aRefusedConnectionIsTriedOnTheNextBackend() throws Exception {
         ProxyHarness h = harness("{to: [127.0.0.1:1, 127.0.0.1:8080], policy: first}");
         EmbeddedSocket client = h.client();
-        send(client, GET);
+        ProxyExchange exchange = start(client, GET);
+        after(client, 2 * EmbeddedSocket.REFUSAL_MILLIS);
         EmbeddedSocket refused = backend();
         assertThat(refused.isActive()).isFalse();
         EmbeddedSocket backend = backend();
@@ -174,16 +182,19 @@ class ExchangePhasesTest {
         assertThat(received(client)).startsWith("HTTP/1.1 200 OK\r\n");
         assertThat(h.inFlight(SITE)).isZero();
         assertThat(h.failures(SITE)).isEqualTo(1);
+        assertThat(exchange.ending()).isEqualTo(Ending.COMPLETED);
     }
 
     @Test
     void aRefusedConnectionWithNoOtherBackendIsA502() throws Exception {
         ProxyHarness h = harness("127.0.0.1:1");
         EmbeddedSocket client = h.client();
-        send(client, GET);
+        ProxyExchange exchange = start(client, GET);
+        after(client, 2 * EmbeddedSocket.REFUSAL_MILLIS);
         assertThat(received(client)).startsWith("HTTP/1.1 502 ");
         assertThat(client.isActive()).as("keep-alive: the request was read in full").isTrue();
         assertThat(h.inFlight(SITE)).isZero();
+        assertThat(exchange.ending()).isEqualTo(Ending.LOCAL_ANSWER);
     }
 
     @Test
@@ -191,12 +202,13 @@ class ExchangePhasesTest {
         ProxyHarness h = harness("{to: 127.0.0.1:2, timeouts: {connect: 50ms}}");
         EmbeddedSocket client = h.client();
         ByteBuf request = bytes("POST /up HTTP/1.1\r\nHost: app.example.com\r\nContent-Length: 5\r\n\r\nhello");
-        client.writeInbound(request);
+        ProxyExchange exchange = start(client, request);
         assertThat(request.refCnt()).as("the body waits in the exchange for a backend").isPositive();
         after(client, 100);
         assertThat(received(client)).startsWith("HTTP/1.1 504 ");
         assertThat(request.refCnt()).isZero();
         assertThat(h.inFlight(SITE)).isZero();
+        assertThat(exchange.ending()).isEqualTo(Ending.LOCAL_ANSWER);
     }
 
     @Test
@@ -204,19 +216,20 @@ class ExchangePhasesTest {
         ProxyHarness h = harness("{to: 127.0.0.1:2, timeouts: {connect: 5s}}");
         EmbeddedSocket client = h.client();
         ByteBuf request = bytes("POST /up HTTP/1.1\r\nHost: app.example.com\r\nContent-Length: 5\r\n\r\nhello");
-        client.writeInbound(request);
+        ProxyExchange exchange = start(client, request);
         assertThat(request.refCnt()).isPositive();
         assertThat(h.inFlight(SITE)).isEqualTo(1);
         client.close();
         assertThat(request.refCnt()).isZero();
         assertThat(h.inFlight(SITE)).isZero();
+        assertThat(exchange.ending()).isEqualTo(Ending.CLIENT_GONE);
     }
 
     @Test
     void aFreshConnectionClosedBeforeTheAnswerIsA502AndCountsAgainstTheBackend() throws Exception {
         ProxyHarness h = harness("127.0.0.1:8080");
         EmbeddedSocket client = h.client();
-        send(client, GET);
+        ProxyExchange exchange = start(client, GET);
         EmbeddedSocket backend = backend();
         received(backend);
         backend.close();
@@ -224,6 +237,7 @@ class ExchangePhasesTest {
         assertThat(received(client)).startsWith("HTTP/1.1 502 ");
         assertThat(h.inFlight(SITE)).isZero();
         assertThat(h.failures(SITE)).isEqualTo(1);
+        assertThat(exchange.ending()).isEqualTo(Ending.LOCAL_ANSWER);
     }
 
     @Test
@@ -236,7 +250,7 @@ class ExchangePhasesTest {
         send(first, OK);
         received(client);
 
-        send(client, "GET /b HTTP/1.1\r\nHost: app.example.com\r\n\r\n");
+        ProxyExchange exchange = start(client, "GET /b HTTP/1.1\r\nHost: app.example.com\r\n\r\n");
         assertThat(received(first)).startsWith("GET /b ");
         first.close(); // the backend's keep-alive timer ran out just as the request came
         EmbeddedSocket second = backend();
@@ -246,6 +260,7 @@ class ExchangePhasesTest {
         assertThat(h.inFlight(SITE)).isZero();
         assertThat(h.failures(SITE)).as("a stale keep-alive says nothing about the backend").isZero();
         assertThat(h.idleConnections()).isEqualTo(1);
+        assertThat(exchange.ending()).isEqualTo(Ending.COMPLETED);
     }
 
     @Test
@@ -258,19 +273,20 @@ class ExchangePhasesTest {
         send(first, OK);
         received(client);
 
-        send(client, "POST /b HTTP/1.1\r\nHost: app.example.com\r\nContent-Length: 2\r\n\r\nhi");
+        ProxyExchange exchange = start(client, "POST /b HTTP/1.1\r\nHost: app.example.com\r\nContent-Length: 2\r\n\r\nhi");
         assertThat(received(first)).startsWith("POST /b ");
         first.close();
         assertThat(EmbeddedSocket.nextMade()).as("not resent").isNull();
         assertThat(received(client)).startsWith("HTTP/1.1 502 ");
         assertThat(h.inFlight(SITE)).isZero();
+        assertThat(exchange.ending()).isEqualTo(Ending.LOCAL_ANSWER);
     }
 
     @Test
     void aBackendSilentForTheResponseTimeoutIsA504AndItsConnectionClosed() throws Exception {
         ProxyHarness h = harness("{to: 127.0.0.1:8080, timeouts: {response: 50ms}}");
         EmbeddedSocket client = h.client();
-        send(client, GET);
+        ProxyExchange exchange = start(client, GET);
         EmbeddedSocket backend = backend();
         received(backend);
         after(client, 100);
@@ -278,19 +294,21 @@ class ExchangePhasesTest {
         assertThat(backend.isActive()).isFalse();
         assertThat(h.inFlight(SITE)).isZero();
         assertThat(h.failures(SITE)).isEqualTo(1);
+        assertThat(exchange.ending()).isEqualTo(Ending.LOCAL_ANSWER);
     }
 
     @Test
     void anInvalidResponseIsA502() throws Exception {
         ProxyHarness h = harness("127.0.0.1:8080");
         EmbeddedSocket client = h.client();
-        send(client, GET);
+        ProxyExchange exchange = start(client, GET);
         EmbeddedSocket backend = backend();
         received(backend);
         send(backend, "HTTP/1.1 200 OK\r\nContent-Length: nope\r\n\r\n");
         assertThat(received(client)).startsWith("HTTP/1.1 502 ");
         assertThat(backend.isActive()).isFalse();
         assertThat(h.inFlight(SITE)).isZero();
+        assertThat(exchange.ending()).isEqualTo(Ending.LOCAL_ANSWER);
     }
 
     // ---------------------------------------------------------------- the response was under way
@@ -299,7 +317,7 @@ class ExchangePhasesTest {
     void aBackendThatFailsMidResponseCutsTheClientConnection() throws Exception {
         ProxyHarness h = harness("127.0.0.1:8080");
         EmbeddedSocket client = h.client();
-        send(client, GET);
+        ProxyExchange exchange = start(client, GET);
         EmbeddedSocket backend = backend();
         received(backend);
         send(backend, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello");
@@ -308,13 +326,14 @@ class ExchangePhasesTest {
         assertThat(client.isActive()).as("cut: the only honest signal").isFalse();
         assertThat(received(client)).isEmpty();
         assertThat(h.inFlight(SITE)).isZero();
+        assertThat(exchange.ending()).isEqualTo(Ending.BACKEND_FAILED);
     }
 
     @Test
     void aBackendSilentMidResponseForTheResponseTimeoutCutsBothConnections() throws Exception {
         ProxyHarness h = harness("{to: 127.0.0.1:8080, timeouts: {response: 50ms}}");
         EmbeddedSocket client = h.client();
-        send(client, GET);
+        ProxyExchange exchange = start(client, GET);
         EmbeddedSocket backend = backend();
         received(backend);
         send(backend, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello");
@@ -323,13 +342,14 @@ class ExchangePhasesTest {
         assertThat(client.isActive()).isFalse();
         assertThat(backend.isActive()).isFalse();
         assertThat(h.inFlight(SITE)).isZero();
+        assertThat(exchange.ending()).isEqualTo(Ending.BACKEND_FAILED);
     }
 
     @Test
     void aClientThatLeavesMidResponseClosesTheBackendConnection() throws Exception {
         ProxyHarness h = harness("127.0.0.1:8080");
         EmbeddedSocket client = h.client();
-        send(client, GET);
+        ProxyExchange exchange = start(client, GET);
         EmbeddedSocket backend = backend();
         received(backend);
         send(backend, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello");
@@ -337,13 +357,14 @@ class ExchangePhasesTest {
         assertThat(backend.isActive()).as("half a response on it: never pooled").isFalse();
         assertThat(h.idleConnections()).isZero();
         assertThat(h.inFlight(SITE)).isZero();
+        assertThat(exchange.ending()).isEqualTo(Ending.CLIENT_GONE);
     }
 
     @Test
     void aClientThatStopsReadingIsCutAfterTheWriteTimeout() throws Exception {
         ProxyHarness h = harness("{to: 127.0.0.1:8080, timeouts: {write: 50ms}}");
         EmbeddedSocket client = h.client();
-        send(client, GET);
+        ProxyExchange exchange = start(client, GET);
         EmbeddedSocket backend = backend();
         received(backend);
         send(backend, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello");
@@ -352,13 +373,14 @@ class ExchangePhasesTest {
         assertThat(client.isActive()).isFalse();
         assertThat(backend.isActive()).isFalse();
         assertThat(h.inFlight(SITE)).isZero();
+        assertThat(exchange.ending()).isEqualTo(Ending.WRITE_TIMEOUT);
     }
 
     @Test
     void timersOfACompletedExchangeNoLongerFire() throws Exception {
         ProxyHarness h = harness("{to: 127.0.0.1:8080, timeouts: {response: 50ms, write: 50ms}}");
         EmbeddedSocket client = h.client();
-        send(client, GET);
+        ProxyExchange exchange = start(client, GET);
         EmbeddedSocket backend = backend();
         received(backend);
         send(backend, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello");
@@ -375,6 +397,7 @@ class ExchangePhasesTest {
         assertThat(received(backend)).startsWith("GET /a ");
         send(backend, OK);
         assertThat(received(client)).startsWith("HTTP/1.1 200 OK\r\n");
+        assertThat(exchange.ending()).isEqualTo(Ending.COMPLETED);
     }
 
     // ---------------------------------------------------------------- upgrade
@@ -383,7 +406,7 @@ class ExchangePhasesTest {
     void a101TurnsBothConnectionsIntoARelay() throws Exception {
         ProxyHarness h = harness("127.0.0.1:8080");
         EmbeddedSocket client = h.client();
-        send(client, "GET /ws HTTP/1.1\r\nHost: app.example.com\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        ProxyExchange exchange = start(client, "GET /ws HTTP/1.1\r\nHost: app.example.com\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                 + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
         EmbeddedSocket backend = backend();
         assertThat(received(backend)).containsIgnoringCase("upgrade: websocket")
@@ -403,19 +426,21 @@ class ExchangePhasesTest {
         assertThat(received(client)).isEqualTo("to the client");
         backend.close();
         assertThat(client.isActive()).isFalse();
+        assertThat(exchange.ending()).isEqualTo(Ending.UPGRADED);
     }
 
     @Test
     void a101ToARequestThatDidNotAskForItIsA502() throws Exception {
         ProxyHarness h = harness("127.0.0.1:8080");
         EmbeddedSocket client = h.client();
-        send(client, GET);
+        ProxyExchange exchange = start(client, GET);
         EmbeddedSocket backend = backend();
         received(backend);
         send(backend, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
         assertThat(received(client)).startsWith("HTTP/1.1 502 ");
         assertThat(backend.isActive()).isFalse();
         assertThat(h.inFlight(SITE)).isZero();
+        assertThat(exchange.ending()).isEqualTo(Ending.LOCAL_ANSWER);
     }
 
     // ---------------------------------------------------------------- local answers
@@ -424,7 +449,7 @@ class ExchangePhasesTest {
     void aRequestTheRulesRefuseNeverReachesABackend() throws Exception {
         ProxyHarness h = harness("{to: 127.0.0.1:8080, deny: 203.0.113.0/24}");
         EmbeddedSocket client = h.client();
-        send(client, GET);
+        assertThat(start(client, GET)).as("answered before any exchange").isNull();
         assertThat(received(client)).startsWith("HTTP/1.1 403 ");
         assertThat(EmbeddedSocket.nextMade()).isNull();
         assertThat(h.inFlight(SITE)).isZero();
@@ -440,7 +465,7 @@ class ExchangePhasesTest {
         String credentials = java.util.Base64.getEncoder().encodeToString("alice:wrong".getBytes());
         ByteBuf request = bytes("POST /up HTTP/1.1\r\nHost: app.example.com\r\nAuthorization: Basic " + credentials
                 + "\r\nContent-Length: 5\r\n\r\nhello");
-        client.writeInbound(request);
+        ProxyExchange exchange = start(client, request);
         assertThat(request.refCnt()).as("the body waits for the verdict").isPositive();
         StringBuilder answer = new StringBuilder();
         ProxyHarness.runUntil(client, () -> answer.append(received(client)).length() > 0);
@@ -448,13 +473,14 @@ class ExchangePhasesTest {
         assertThat(request.refCnt()).isZero();
         assertThat(EmbeddedSocket.nextMade()).isNull();
         assertThat(h.inFlight(SITE)).isZero();
+        assertThat(exchange.ending()).isEqualTo(Ending.REJECTED);
     }
 
     @Test
     void aBodyOverTheLimitMidStreamIsA413AndTheBackendConnectionClosed() throws Exception {
         ProxyHarness h = harness("{to: 127.0.0.1:8080, max_body: 8}");
         EmbeddedSocket client = h.client();
-        send(client, "POST /up HTTP/1.1\r\nHost: app.example.com\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n");
+        ProxyExchange exchange = start(client, "POST /up HTTP/1.1\r\nHost: app.example.com\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n");
         EmbeddedSocket backend = backend();
         assertThat(received(backend)).endsWith("hello\r\n");
         send(client, "5\r\nworld\r\n0\r\n\r\n");
@@ -462,6 +488,25 @@ class ExchangePhasesTest {
         assertThat(backend.isActive()).as("it holds half a request").isFalse();
         assertThat(client.isActive()).isFalse();
         assertThat(h.inFlight(SITE)).isZero();
+        assertThat(exchange.ending()).isEqualTo(Ending.LOCAL_ANSWER);
+    }
+
+    @Test
+    void aBodyOverTheLimitAfterTheAnswerBeganCutsBothConnections() throws Exception {
+        ProxyHarness h = harness("{to: 127.0.0.1:8080, max_body: 8}");
+        EmbeddedSocket client = h.client();
+        ProxyExchange exchange = start(client,
+                "POST /up HTTP/1.1\r\nHost: app.example.com\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n");
+        EmbeddedSocket backend = backend();
+        received(backend);
+        send(backend, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello"); // an echo, streaming
+        assertThat(received(client)).startsWith("HTTP/1.1 200 OK\r\n");
+        send(client, "5\r\nworld\r\n0\r\n\r\n");
+        assertThat(received(client)).as("no error page spliced into the answer").isEmpty();
+        assertThat(client.isActive()).isFalse();
+        assertThat(backend.isActive()).isFalse();
+        assertThat(h.inFlight(SITE)).isZero();
+        assertThat(exchange.ending()).isEqualTo(Ending.REQUEST_FAILED);
     }
 
     // ---------------------------------------------------------------- HTTP/2 streams
@@ -472,7 +517,9 @@ class ExchangePhasesTest {
         EmbeddedSocket stream = h.stream();
         DefaultHttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/s");
         head.headers().set("host", SITE);
-        stream.writeInbound(head, LastHttpContent.EMPTY_LAST_CONTENT);
+        stream.writeOneInbound(head);
+        ProxyExchange exchange = exchange(stream);
+        stream.writeInbound(LastHttpContent.EMPTY_LAST_CONTENT);
         EmbeddedSocket backend = backend();
         assertThat(received(backend)).startsWith("GET /s HTTP/1.1\r\n");
         send(backend, OK);
@@ -485,6 +532,7 @@ class ExchangePhasesTest {
         ReferenceCountUtil.release(body);
         assertThat(h.inFlight(SITE)).isZero();
         assertThat(h.idleConnections()).isEqualTo(1);
+        assertThat(exchange.ending()).isEqualTo(Ending.COMPLETED);
     }
 
     @Test
@@ -494,10 +542,13 @@ class ExchangePhasesTest {
         DefaultHttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/s");
         head.headers().set("host", SITE).set("content-length", "5");
         ByteBuf body = bytes("hello");
-        stream.writeInbound(head, new DefaultLastHttpContent(body));
+        stream.writeOneInbound(head);
+        ProxyExchange exchange = exchange(stream);
+        stream.writeInbound(new DefaultLastHttpContent(body));
         assertThat(body.refCnt()).isPositive();
         stream.close(); // RST_STREAM from the client
         assertThat(body.refCnt()).isZero();
         assertThat(h.inFlight(SITE)).isZero();
+        assertThat(exchange.ending()).isEqualTo(Ending.CLIENT_GONE);
     }
 }

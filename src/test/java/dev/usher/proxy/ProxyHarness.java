@@ -70,6 +70,30 @@ public final class ProxyHarness implements AutoCloseable {
         return channel;
     }
 
+    /** The exchange under way on {@code channel} (an HTTP/1.1 client connection or an HTTP/2 stream), or null. */
+    static ProxyExchange exchange(EmbeddedSocket channel) {
+        Object proxy = channel.pipeline().get("proxy");
+        if (proxy instanceof Http1ProxyHandler http1) {
+            return http1.exchange();
+        }
+        return proxy instanceof Http2StreamProxyHandler stream ? stream.exchange() : null;
+    }
+
+    /**
+     * Sends {@code bytes} from the client as one read batch, like {@link #send}, and returns the exchange the request
+     * started (which may have ended within the batch), or null when it was answered without one.
+     */
+    static ProxyExchange start(EmbeddedSocket client, ByteBuf bytes) {
+        client.writeOneInbound(bytes);
+        ProxyExchange started = exchange(client);
+        client.flushInbound();
+        return started;
+    }
+
+    static ProxyExchange start(EmbeddedSocket client, String text) {
+        return start(client, Unpooled.copiedBuffer(text, StandardCharsets.ISO_8859_1));
+    }
+
     /** Sends {@code text} (ISO-8859-1) from the peer of {@code channel}: one read batch. */
     public static void send(EmbeddedSocket channel, String text) {
         channel.writeInbound(Unpooled.copiedBuffer(text, StandardCharsets.ISO_8859_1));
@@ -84,10 +108,19 @@ public final class ProxyHarness implements AutoCloseable {
         channel.runPendingTasks();
     }
 
-    /** Waits out {@code millis} and runs the timers that are then due on {@code channel}'s event loop. */
+    /**
+     * Waits out {@code millis}, then runs the timers that are due on {@code channel}'s event loop and whatever they
+     * lead to (a retry's connection attempt), until nothing more is to run now.
+     */
     public static void after(EmbeddedSocket channel, long millis) throws InterruptedException {
         Thread.sleep(millis);
-        channel.runPendingTasks();
+        for (int i = 0; i < 100; i++) {
+            channel.runPendingTasks();
+            if (!channel.hasPendingTasks()) {
+                return;
+            }
+        }
+        throw new AssertionError("the event loop keeps finding work");
     }
 
     /** Everything written to {@code channel} so far and not yet taken, as ISO-8859-1 text. */
