@@ -1,0 +1,164 @@
+package dev.usher.config;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.snakeyaml.engine.v2.nodes.MappingNode;
+import org.snakeyaml.engine.v2.nodes.Node;
+import org.snakeyaml.engine.v2.nodes.NodeTuple;
+import org.snakeyaml.engine.v2.nodes.ScalarNode;
+import org.snakeyaml.engine.v2.nodes.SequenceNode;
+
+/**
+ * What the admin form makes of one site's YAML value (as composed, not loaded): its kind, the form's fields, and
+ * whether the form covers all of it, so that saving the form loses nothing. Used by {@link SitesLayout}.
+ */
+final class SiteFormReader {
+    private static final Set<String> FORM_KEYS = Set.of("to", "tls", "policy", "gzip", "compress", "max_body",
+            "security_headers", "health");
+
+    private SiteFormReader() {
+    }
+
+    /** {@code proxy}, {@code redirect} or {@code respond}. */
+    static String kind(Node value) {
+        if (value instanceof MappingNode map) {
+            for (NodeTuple t : map.getValue()) {
+                String key = keyText(t);
+                if (key.equals("redirect")) {
+                    return "redirect";
+                }
+                if (key.equals("respond")) {
+                    return "respond";
+                }
+            }
+        }
+        return "proxy";
+    }
+
+    /** True when the form covers every option of the site: it can be saved from the form without loss. */
+    static boolean editable(Node value) {
+        if (value instanceof ScalarNode) {
+            return true;
+        }
+        if (value instanceof SequenceNode list) {
+            return list.getValue().stream().allMatch(n -> n instanceof ScalarNode);
+        }
+        if (!(value instanceof MappingNode map)) {
+            return false;
+        }
+        boolean hasTo = false;
+        for (NodeTuple t : map.getValue()) {
+            String key = keyText(t);
+            Node v = t.getValueNode();
+            if (!FORM_KEYS.contains(key)) {
+                return false;
+            }
+            hasTo |= key.equals("to");
+            if (key.equals("to") && !editable(v) || key.equals("to") && v instanceof MappingNode) {
+                return false;
+            }
+            if (key.equals("health") && !(v instanceof MappingNode health && health.getValue().size() == 1
+                    && keyText(health.getValue().get(0)).equals("path"))) {
+                return false;
+            }
+            if (!key.equals("to") && !key.equals("health") && !key.equals("tls") && !(v instanceof ScalarNode)) {
+                return false;
+            }
+        }
+        return hasTo;
+    }
+
+    /**
+     * True when the value and its keys are written within the site's own lines: not an alias of, or merged
+     * ({@code <<: *base}) from, another place in the file, which the form would silently flatten.
+     */
+    static boolean writtenWithin(Node value, int first, int last) {
+        int line = SitesLayout.line(value.getStartMark());
+        if (line < first || line > last) {
+            return false;
+        }
+        if (value instanceof MappingNode map) {
+            for (NodeTuple t : map.getValue()) {
+                int keyLine = SitesLayout.line(t.getKeyNode().getStartMark());
+                if (keyLine < first || keyLine > last || !writtenWithin(t.getValueNode(), first, last)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private static String keyText(NodeTuple t) {
+        return t.getKeyNode() instanceof ScalarNode s ? s.getValue() : "";
+    }
+
+    /** The form's view of a site's value (the parts it covers). */
+    static SiteForm form(String name, String rawKey, Node value) {
+        boolean plain = rawKey.strip().toLowerCase(Locale.ROOT).startsWith("http://");
+        if (!(value instanceof MappingNode map)) {
+            return new SiteForm(name, upstreams(value), plain ? "off" : null, null, null, null, null, null, null,
+                    null);
+        }
+        List<String> ups = List.of();
+        String tls = plain ? "off" : null;
+        String cert = null;
+        String key = null;
+        String policy = null;
+        Boolean gzip = null;
+        String maxBody = null;
+        Boolean security = null;
+        String health = null;
+        for (NodeTuple t : map.getValue()) {
+            Node v = t.getValueNode();
+            String text = v instanceof ScalarNode s ? s.getValue() : null;
+            switch (keyText(t)) {
+                case "to" -> ups = upstreams(v);
+                case "tls" -> {
+                    if (v instanceof MappingNode files) {
+                        tls = "files";
+                        for (NodeTuple f : files.getValue()) {
+                            String fileText = f.getValueNode() instanceof ScalarNode s ? s.getValue() : null;
+                            if (keyText(f).equals("cert")) {
+                                cert = fileText;
+                            } else if (keyText(f).equals("key")) {
+                                key = fileText;
+                            }
+                        }
+                    } else if (text != null) {
+                        tls = text.equals("true") ? "auto" : text.equals("false") ? "off"
+                                : text.toLowerCase(Locale.ROOT);
+                    }
+                }
+                case "policy" -> policy = text;
+                case "gzip", "compress" -> gzip = text == null ? null : !text.equals("false");
+                case "max_body" -> maxBody = text;
+                case "security_headers" -> security = text == null ? null : text.equals("true");
+                case "health" -> {
+                    if (v instanceof MappingNode h) {
+                        for (NodeTuple f : h.getValue()) {
+                            if (keyText(f).equals("path") && f.getValueNode() instanceof ScalarNode s) {
+                                health = s.getValue();
+                            }
+                        }
+                    }
+                }
+                default -> {
+                    // not covered by the form: the site is shown read-only (see editable)
+                }
+            }
+        }
+        return new SiteForm(name, ups, tls, cert, key, policy, gzip, maxBody, security, health);
+    }
+
+    private static List<String> upstreams(Node value) {
+        if (value instanceof ScalarNode s) {
+            return NodeWalker.isNull(s) ? List.of() : List.of(s.getValue());
+        }
+        if (value instanceof SequenceNode list) {
+            return list.getValue().stream().filter(n -> n instanceof ScalarNode)
+                    .map(n -> ((ScalarNode) n).getValue()).toList();
+        }
+        return List.of();
+    }
+}
