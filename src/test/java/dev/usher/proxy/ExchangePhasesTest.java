@@ -15,6 +15,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 
 import static dev.usher.proxy.ProxyHarness.after;
 import static dev.usher.proxy.ProxyHarness.exchange;
@@ -26,20 +27,43 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * One exchange through each of its phases and endings, on embedded client and backend connections
- * ({@link ProxyHarness}): what reaches each side, and the teardown: the backend connection back in its pool or
- * closed, the in-flight count (least_conn's) back to zero, timers that no longer fire, and request body pieces
- * held back by the exchange released.
+ * ({@link ProxyHarness}): what reaches each side, why the exchange ended ({@link Ending}), and the teardown: the
+ * backend connection back in its pool or closed, the in-flight count (least_conn's) back to zero, timers that no
+ * longer fire, and request body pieces held back by the exchange released.
  */
 class ExchangePhasesTest {
     private static final String SITE = "app.example.com";
     private static final String GET = "GET /a HTTP/1.1\r\nHost: app.example.com\r\n\r\n";
     private static final String OK = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi";
+    private static final String HALF_OF_TEN = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello";
 
     private ProxyHarness harness;
+
+    /**
+     * A client connection whose request reached the backend.
+     *
+     * @param forwarded what the backend received of it so far
+     */
+    private record Turn(ProxyHarness harness, EmbeddedSocket client, ProxyExchange exchange, EmbeddedSocket backend,
+                        String forwarded) {
+    }
 
     private ProxyHarness harness(String site) throws Exception {
         harness = new ProxyHarness("  app.example.com: " + site + "\n");
         return harness;
+    }
+
+    /** A new connection to {@code site} (its config value) whose {@code request} went to a backend connection. */
+    private Turn turn(String site, String request) throws Exception {
+        ProxyHarness h = harness(site);
+        EmbeddedSocket client = h.client();
+        ProxyExchange exchange = start(client, request);
+        EmbeddedSocket backend = backend();
+        return new Turn(h, client, exchange, backend, received(backend));
+    }
+
+    private Turn turn(String site) throws Exception {
+        return turn(site, GET);
     }
 
     @AfterEach
@@ -62,31 +86,50 @@ class ExchangePhasesTest {
         return Unpooled.copiedBuffer(text, StandardCharsets.ISO_8859_1);
     }
 
+    /**
+     * The exchange answered {@code status} itself, closed its backend connection and holds no in-flight count;
+     * returns the answer.
+     */
+    private static String assertLocalAnswer(Turn t, int status) {
+        String answer = received(t.client());
+        assertThat(answer).startsWith("HTTP/1.1 " + status + " ");
+        assertThat(t.backend().isActive()).as("it holds half an exchange").isFalse();
+        assertThat(t.harness().inFlight(SITE)).isZero();
+        assertThat(t.exchange().ending()).isEqualTo(Ending.LOCAL_ANSWER);
+        return answer;
+    }
+
+    /** The exchange ended for {@code why} by cutting both connections, and holds no in-flight count. */
+    private static void assertCut(Turn t, Ending why) {
+        assertThat(t.client().isActive()).as("the client connection").isFalse();
+        assertThat(t.backend().isActive()).as("the backend connection").isFalse();
+        assertThat(t.harness().idleConnections()).isZero();
+        assertThat(t.harness().inFlight(SITE)).isZero();
+        assertThat(t.exchange().ending()).isEqualTo(why);
+    }
+
     // ---------------------------------------------------------------- completed
 
     @Test
     void aCompletedExchangeGivesItsBackendConnectionBackForTheNextRequest() throws Exception {
-        ProxyHarness h = harness("127.0.0.1:8080");
-        EmbeddedSocket client = h.client();
-        ProxyExchange exchange = start(client, GET);
-        EmbeddedSocket backend = backend();
-        assertThat(received(backend)).startsWith("GET /a HTTP/1.1\r\n").contains("x-forwarded-for: 203.0.113.7");
-        assertThat(h.inFlight(SITE)).isEqualTo(1);
+        Turn t = turn("127.0.0.1:8080");
+        assertThat(t.forwarded()).startsWith("GET /a HTTP/1.1\r\n").contains("x-forwarded-for: 203.0.113.7");
+        assertThat(t.harness().inFlight(SITE)).isEqualTo(1);
 
-        send(backend, OK);
-        String answer = received(client);
-        assertThat(answer).startsWith("HTTP/1.1 200 OK\r\n").endsWith("\r\n\r\nhi").doesNotContainIgnoringCase("close");
-        assertThat(h.inFlight(SITE)).isZero();
-        assertThat(h.idleConnections()).as("back in the pool").isEqualTo(1);
-        assertThat(client.isActive()).isTrue();
+        send(t.backend(), OK);
+        assertThat(received(t.client())).startsWith("HTTP/1.1 200 OK\r\n").endsWith("\r\n\r\nhi")
+                .doesNotContainIgnoringCase("close");
+        assertThat(t.exchange().ending()).isEqualTo(Ending.COMPLETED);
+        assertThat(t.harness().inFlight(SITE)).isZero();
+        assertThat(t.harness().idleConnections()).as("back in the pool").isEqualTo(1);
+        assertThat(t.client().isActive()).isTrue();
 
-        send(client, "GET /b HTTP/1.1\r\nHost: app.example.com\r\n\r\n");
+        send(t.client(), "GET /b HTTP/1.1\r\nHost: app.example.com\r\n\r\n");
         assertThat(EmbeddedSocket.nextMade()).as("no new connection: the pooled one is reused").isNull();
-        assertThat(received(backend)).startsWith("GET /b HTTP/1.1\r\n");
-        send(backend, OK);
-        assertThat(received(client)).startsWith("HTTP/1.1 200 OK\r\n");
-        assertThat(h.inFlight(SITE)).isZero();
-        assertThat(exchange.ending()).isEqualTo(Ending.COMPLETED);
+        assertThat(received(t.backend())).startsWith("GET /b HTTP/1.1\r\n");
+        send(t.backend(), OK);
+        assertThat(received(t.client())).startsWith("HTTP/1.1 200 OK\r\n");
+        assertThat(t.harness().inFlight(SITE)).isZero();
     }
 
     @Test
@@ -112,57 +155,44 @@ class ExchangePhasesTest {
 
     @Test
     void expectContinueReachesTheClientBeforeTheBodyIsSent() throws Exception {
-        ProxyHarness h = harness("127.0.0.1:8080");
-        EmbeddedSocket client = h.client();
-        ProxyExchange exchange = start(client, "POST /echo HTTP/1.1\r\nHost: app.example.com\r\nContent-Length: 5\r\n"
+        Turn t = turn("127.0.0.1:8080", "POST /echo HTTP/1.1\r\nHost: app.example.com\r\nContent-Length: 5\r\n"
                 + "Expect: 100-continue\r\n\r\n");
-        EmbeddedSocket backend = backend();
-        assertThat(received(backend)).containsIgnoringCase("expect: 100-continue").endsWith("\r\n\r\n");
+        assertThat(t.forwarded()).containsIgnoringCase("expect: 100-continue").endsWith("\r\n\r\n");
 
-        send(backend, "HTTP/1.1 100 Continue\r\n\r\n");
-        assertThat(received(client)).isEqualTo("HTTP/1.1 100 Continue\r\n\r\n");
-        send(client, "hello");
-        assertThat(received(backend)).isEqualTo("hello");
-        send(backend, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
-        assertThat(received(client)).startsWith("HTTP/1.1 200 OK\r\n").endsWith("hello");
-        assertThat(h.inFlight(SITE)).isZero();
-        assertThat(h.idleConnections()).as("both messages carried in full").isEqualTo(1);
-        assertThat(exchange.ending()).isEqualTo(Ending.COMPLETED);
+        send(t.backend(), "HTTP/1.1 100 Continue\r\n\r\n");
+        assertThat(received(t.client())).isEqualTo("HTTP/1.1 100 Continue\r\n\r\n");
+        send(t.client(), "hello");
+        assertThat(received(t.backend())).isEqualTo("hello");
+        send(t.backend(), "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
+        assertThat(received(t.client())).startsWith("HTTP/1.1 200 OK\r\n").endsWith("hello");
+        assertThat(t.harness().inFlight(SITE)).isZero();
+        assertThat(t.harness().idleConnections()).as("both messages carried in full").isEqualTo(1);
+        assertThat(t.exchange().ending()).isEqualTo(Ending.COMPLETED);
     }
 
     @Test
     void aBodyThatEndsWithTheBackendConnectionIsRechunkedForAnHttp11Client() throws Exception {
-        ProxyHarness h = harness("127.0.0.1:8080");
-        EmbeddedSocket client = h.client();
-        ProxyExchange exchange = start(client, GET);
-        EmbeddedSocket backend = backend();
-        received(backend);
-        send(backend, "HTTP/1.1 200 OK\r\n\r\nuntil the end");
-        backend.close();
-        String answer = received(client);
-        assertThat(answer).containsIgnoringCase("transfer-encoding: chunked").endsWith("0\r\n\r\n")
+        Turn t = turn("127.0.0.1:8080");
+        send(t.backend(), "HTTP/1.1 200 OK\r\n\r\nuntil the end");
+        t.backend().close();
+        assertThat(received(t.client())).containsIgnoringCase("transfer-encoding: chunked").endsWith("0\r\n\r\n")
                 .contains("until the end");
-        assertThat(client.isActive()).as("the client connection goes on").isTrue();
-        assertThat(h.inFlight(SITE)).isZero();
-        assertThat(h.idleConnections()).isZero();
-        assertThat(exchange.ending()).isEqualTo(Ending.COMPLETED);
+        assertThat(t.client().isActive()).as("the client connection goes on").isTrue();
+        assertThat(t.harness().inFlight(SITE)).isZero();
+        assertThat(t.harness().idleConnections()).isZero();
+        assertThat(t.exchange().ending()).isEqualTo(Ending.COMPLETED);
     }
 
     @Test
     void aBodyThatEndsWithTheBackendConnectionEndsTheConnectionOfAnHttp10Client() throws Exception {
-        ProxyHarness h = harness("127.0.0.1:8080");
-        EmbeddedSocket client = h.client();
-        ProxyExchange exchange = start(client, "GET /a HTTP/1.0\r\nHost: app.example.com\r\nConnection: keep-alive\r\n\r\n");
-        EmbeddedSocket backend = backend();
-        received(backend);
-        send(backend, "HTTP/1.1 200 OK\r\n\r\nuntil the end");
-        backend.close();
-        String answer = received(client);
-        assertThat(answer).containsIgnoringCase("connection: close").doesNotContainIgnoringCase("chunked")
-                .endsWith("\r\n\r\nuntil the end");
-        assertThat(client.isActive()).isFalse();
-        assertThat(h.inFlight(SITE)).isZero();
-        assertThat(exchange.ending()).isEqualTo(Ending.COMPLETED);
+        Turn t = turn("127.0.0.1:8080", "GET /a HTTP/1.0\r\nHost: app.example.com\r\nConnection: keep-alive\r\n\r\n");
+        send(t.backend(), "HTTP/1.1 200 OK\r\n\r\nuntil the end");
+        t.backend().close();
+        assertThat(received(t.client())).containsIgnoringCase("connection: close")
+                .doesNotContainIgnoringCase("chunked").endsWith("\r\n\r\nuntil the end");
+        assertThat(t.client().isActive()).isFalse();
+        assertThat(t.harness().inFlight(SITE)).isZero();
+        assertThat(t.exchange().ending()).isEqualTo(Ending.COMPLETED);
     }
 
     // ---------------------------------------------------------------- the backend fails before answering
@@ -227,220 +257,163 @@ class ExchangePhasesTest {
 
     @Test
     void aFreshConnectionClosedBeforeTheAnswerIsA502AndCountsAgainstTheBackend() throws Exception {
-        ProxyHarness h = harness("127.0.0.1:8080");
-        EmbeddedSocket client = h.client();
-        ProxyExchange exchange = start(client, GET);
-        EmbeddedSocket backend = backend();
-        received(backend);
-        backend.close();
+        Turn t = turn("127.0.0.1:8080");
+        t.backend().close();
         assertThat(EmbeddedSocket.nextMade()).as("no other backend to try").isNull();
-        assertThat(received(client)).startsWith("HTTP/1.1 502 ");
-        assertThat(h.inFlight(SITE)).isZero();
-        assertThat(h.failures(SITE)).isEqualTo(1);
-        assertThat(exchange.ending()).isEqualTo(Ending.LOCAL_ANSWER);
+        assertLocalAnswer(t, 502);
+        assertThat(t.harness().failures(SITE)).isEqualTo(1);
     }
 
     @Test
     void aKeptAliveConnectionTheBackendClosedIsResentOnceOnANewOne() throws Exception {
-        ProxyHarness h = harness("127.0.0.1:8080");
-        EmbeddedSocket client = h.client();
-        send(client, GET);
-        EmbeddedSocket first = backend();
-        received(first);
-        send(first, OK);
-        received(client);
+        Turn t = turn("127.0.0.1:8080");
+        send(t.backend(), OK);
+        received(t.client());
 
-        ProxyExchange exchange = start(client, "GET /b HTTP/1.1\r\nHost: app.example.com\r\n\r\n");
-        assertThat(received(first)).startsWith("GET /b ");
-        first.close(); // the backend's keep-alive timer ran out just as the request came
+        ProxyExchange exchange = start(t.client(), "GET /b HTTP/1.1\r\nHost: app.example.com\r\n\r\n");
+        assertThat(received(t.backend())).startsWith("GET /b ");
+        t.backend().close(); // the backend's keep-alive timer ran out just as the request came
         EmbeddedSocket second = backend();
         assertThat(received(second)).startsWith("GET /b ");
         send(second, OK);
-        assertThat(received(client)).startsWith("HTTP/1.1 200 OK\r\n");
-        assertThat(h.inFlight(SITE)).isZero();
-        assertThat(h.failures(SITE)).as("a stale keep-alive says nothing about the backend").isZero();
-        assertThat(h.idleConnections()).isEqualTo(1);
+        assertThat(received(t.client())).startsWith("HTTP/1.1 200 OK\r\n");
+        assertThat(t.harness().inFlight(SITE)).isZero();
+        assertThat(t.harness().failures(SITE)).as("a stale keep-alive says nothing about the backend").isZero();
+        assertThat(t.harness().idleConnections()).isEqualTo(1);
         assertThat(exchange.ending()).isEqualTo(Ending.COMPLETED);
     }
 
     @Test
     void aRequestWithABodyIsNotResentWhenItsKeptAliveConnectionCloses() throws Exception {
-        ProxyHarness h = harness("127.0.0.1:8080");
-        EmbeddedSocket client = h.client();
-        send(client, GET);
-        EmbeddedSocket first = backend();
-        received(first);
-        send(first, OK);
-        received(client);
+        Turn t = turn("127.0.0.1:8080");
+        send(t.backend(), OK);
+        received(t.client());
 
-        ProxyExchange exchange = start(client, "POST /b HTTP/1.1\r\nHost: app.example.com\r\nContent-Length: 2\r\n\r\nhi");
-        assertThat(received(first)).startsWith("POST /b ");
-        first.close();
+        ProxyExchange exchange = start(t.client(),
+                "POST /b HTTP/1.1\r\nHost: app.example.com\r\nContent-Length: 2\r\n\r\nhi");
+        assertThat(received(t.backend())).startsWith("POST /b ");
+        t.backend().close();
         assertThat(EmbeddedSocket.nextMade()).as("not resent").isNull();
-        assertThat(received(client)).startsWith("HTTP/1.1 502 ");
-        assertThat(h.inFlight(SITE)).isZero();
+        assertThat(received(t.client())).startsWith("HTTP/1.1 502 ");
+        assertThat(t.harness().inFlight(SITE)).isZero();
         assertThat(exchange.ending()).isEqualTo(Ending.LOCAL_ANSWER);
     }
 
     @Test
     void aBackendSilentForTheResponseTimeoutIsA504AndItsConnectionClosed() throws Exception {
-        ProxyHarness h = harness("{to: 127.0.0.1:8080, timeouts: {response: 50ms}}");
-        EmbeddedSocket client = h.client();
-        ProxyExchange exchange = start(client, GET);
-        EmbeddedSocket backend = backend();
-        received(backend);
-        after(client, 100);
-        assertThat(received(client)).startsWith("HTTP/1.1 504 ");
-        assertThat(backend.isActive()).isFalse();
-        assertThat(h.inFlight(SITE)).isZero();
-        assertThat(h.failures(SITE)).isEqualTo(1);
-        assertThat(exchange.ending()).isEqualTo(Ending.LOCAL_ANSWER);
+        Turn t = turn("{to: 127.0.0.1:8080, timeouts: {response: 50ms}}");
+        after(t.client(), 100);
+        assertLocalAnswer(t, 504);
+        assertThat(t.harness().failures(SITE)).isEqualTo(1);
     }
 
     @Test
     void anInvalidResponseIsA502() throws Exception {
-        ProxyHarness h = harness("127.0.0.1:8080");
-        EmbeddedSocket client = h.client();
-        ProxyExchange exchange = start(client, GET);
-        EmbeddedSocket backend = backend();
-        received(backend);
-        send(backend, "HTTP/1.1 200 OK\r\nContent-Length: nope\r\n\r\n");
-        assertThat(received(client)).startsWith("HTTP/1.1 502 ");
-        assertThat(backend.isActive()).isFalse();
-        assertThat(h.inFlight(SITE)).isZero();
-        assertThat(exchange.ending()).isEqualTo(Ending.LOCAL_ANSWER);
+        Turn t = turn("127.0.0.1:8080");
+        send(t.backend(), "HTTP/1.1 200 OK\r\nContent-Length: nope\r\n\r\n");
+        assertLocalAnswer(t, 502);
+    }
+
+    @Test
+    void a101ToARequestThatDidNotAskForItIsA502() throws Exception {
+        Turn t = turn("127.0.0.1:8080");
+        send(t.backend(), "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
+        assertLocalAnswer(t, 502);
     }
 
     // ---------------------------------------------------------------- the response was under way
 
     @Test
     void aBackendThatFailsMidResponseCutsTheClientConnection() throws Exception {
-        ProxyHarness h = harness("127.0.0.1:8080");
-        EmbeddedSocket client = h.client();
-        ProxyExchange exchange = start(client, GET);
-        EmbeddedSocket backend = backend();
-        received(backend);
-        send(backend, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello");
-        assertThat(received(client)).startsWith("HTTP/1.1 200 OK\r\n").endsWith("hello");
-        backend.close();
-        assertThat(client.isActive()).as("cut: the only honest signal").isFalse();
-        assertThat(received(client)).isEmpty();
-        assertThat(h.inFlight(SITE)).isZero();
-        assertThat(exchange.ending()).isEqualTo(Ending.BACKEND_FAILED);
+        Turn t = turn("127.0.0.1:8080");
+        send(t.backend(), HALF_OF_TEN);
+        assertThat(received(t.client())).startsWith("HTTP/1.1 200 OK\r\n").endsWith("hello");
+        t.backend().close();
+        assertThat(received(t.client())).as("cut: the only honest signal").isEmpty();
+        assertCut(t, Ending.BACKEND_FAILED);
     }
 
     @Test
     void aBackendSilentMidResponseForTheResponseTimeoutCutsBothConnections() throws Exception {
-        ProxyHarness h = harness("{to: 127.0.0.1:8080, timeouts: {response: 50ms}}");
-        EmbeddedSocket client = h.client();
-        ProxyExchange exchange = start(client, GET);
-        EmbeddedSocket backend = backend();
-        received(backend);
-        send(backend, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello");
-        received(client);
-        after(client, 100);
-        assertThat(client.isActive()).isFalse();
-        assertThat(backend.isActive()).isFalse();
-        assertThat(h.inFlight(SITE)).isZero();
-        assertThat(exchange.ending()).isEqualTo(Ending.BACKEND_FAILED);
+        Turn t = turn("{to: 127.0.0.1:8080, timeouts: {response: 50ms}}");
+        send(t.backend(), HALF_OF_TEN);
+        received(t.client());
+        after(t.client(), 100);
+        assertCut(t, Ending.BACKEND_FAILED);
     }
 
     @Test
     void aClientThatLeavesMidResponseClosesTheBackendConnection() throws Exception {
-        ProxyHarness h = harness("127.0.0.1:8080");
-        EmbeddedSocket client = h.client();
-        ProxyExchange exchange = start(client, GET);
-        EmbeddedSocket backend = backend();
-        received(backend);
-        send(backend, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello");
-        client.close();
-        assertThat(backend.isActive()).as("half a response on it: never pooled").isFalse();
-        assertThat(h.idleConnections()).isZero();
-        assertThat(h.inFlight(SITE)).isZero();
-        assertThat(exchange.ending()).isEqualTo(Ending.CLIENT_GONE);
+        Turn t = turn("127.0.0.1:8080");
+        send(t.backend(), HALF_OF_TEN);
+        t.client().close();
+        assertThat(t.backend().isActive()).as("half a response on it: never pooled").isFalse();
+        assertCut(t, Ending.CLIENT_GONE);
     }
 
     @Test
     void aClientThatStopsReadingIsCutAfterTheWriteTimeout() throws Exception {
-        ProxyHarness h = harness("{to: 127.0.0.1:8080, timeouts: {write: 50ms}}");
-        EmbeddedSocket client = h.client();
-        ProxyExchange exchange = start(client, GET);
-        EmbeddedSocket backend = backend();
-        received(backend);
-        send(backend, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello");
-        writable(client, false);
-        after(client, 100);
-        assertThat(client.isActive()).isFalse();
-        assertThat(backend.isActive()).isFalse();
-        assertThat(h.inFlight(SITE)).isZero();
-        assertThat(exchange.ending()).isEqualTo(Ending.WRITE_TIMEOUT);
+        Turn t = turn("{to: 127.0.0.1:8080, timeouts: {write: 50ms}}");
+        send(t.backend(), HALF_OF_TEN);
+        writable(t.client(), false);
+        after(t.client(), 100);
+        assertCut(t, Ending.WRITE_TIMEOUT);
     }
 
     @Test
     void timersOfACompletedExchangeNoLongerFire() throws Exception {
-        ProxyHarness h = harness("{to: 127.0.0.1:8080, timeouts: {response: 50ms, write: 50ms}}");
-        EmbeddedSocket client = h.client();
-        ProxyExchange exchange = start(client, GET);
-        EmbeddedSocket backend = backend();
-        received(backend);
-        send(backend, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello");
-        writable(client, false);
-        writable(client, true);
-        send(backend, "world");
-        assertThat(received(client)).endsWith("helloworld");
-        writable(client, false); // after the exchange
-        after(client, 100);
-        writable(client, true);
-        assertThat(client.isActive()).isTrue();
-        assertThat(received(client)).as("no 504 after the fact").isEmpty();
-        send(client, GET);
-        assertThat(received(backend)).startsWith("GET /a ");
-        send(backend, OK);
-        assertThat(received(client)).startsWith("HTTP/1.1 200 OK\r\n");
-        assertThat(exchange.ending()).isEqualTo(Ending.COMPLETED);
+        Turn t = turn("{to: 127.0.0.1:8080, timeouts: {response: 50ms, write: 50ms}}");
+        send(t.backend(), HALF_OF_TEN);
+        writable(t.client(), false);
+        writable(t.client(), true);
+        send(t.backend(), "world");
+        assertThat(received(t.client())).endsWith("helloworld");
+        assertThat(t.exchange().ending()).isEqualTo(Ending.COMPLETED);
+        writable(t.client(), false); // after the exchange
+        after(t.client(), 100);
+        writable(t.client(), true);
+        assertThat(t.client().isActive()).isTrue();
+        assertThat(received(t.client())).as("no 504 after the fact").isEmpty();
+        send(t.client(), GET);
+        assertThat(received(t.backend())).startsWith("GET /a ");
+        send(t.backend(), OK);
+        assertThat(received(t.client())).startsWith("HTTP/1.1 200 OK\r\n");
+    }
+
+    @Test
+    void aBodyOverTheLimitAfterTheAnswerBeganCutsBothConnections() throws Exception {
+        Turn t = turn("{to: 127.0.0.1:8080, max_body: 8}",
+                "POST /up HTTP/1.1\r\nHost: app.example.com\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n");
+        send(t.backend(), HALF_OF_TEN); // an echo, streaming
+        assertThat(received(t.client())).startsWith("HTTP/1.1 200 OK\r\n");
+        send(t.client(), "5\r\nworld\r\n0\r\n\r\n");
+        assertThat(received(t.client())).as("no error page spliced into the answer").isEmpty();
+        assertCut(t, Ending.REQUEST_FAILED);
     }
 
     // ---------------------------------------------------------------- upgrade
 
     @Test
     void a101TurnsBothConnectionsIntoARelay() throws Exception {
-        ProxyHarness h = harness("127.0.0.1:8080");
-        EmbeddedSocket client = h.client();
-        ProxyExchange exchange = start(client, "GET /ws HTTP/1.1\r\nHost: app.example.com\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
-        EmbeddedSocket backend = backend();
-        assertThat(received(backend)).containsIgnoringCase("upgrade: websocket")
-                .containsIgnoringCase("connection: upgrade");
-        send(backend, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        Turn t = turn("127.0.0.1:8080", "GET /ws HTTP/1.1\r\nHost: app.example.com\r\nUpgrade: websocket\r\n"
+                + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
+        assertThat(t.forwarded()).containsIgnoringCase("upgrade: websocket").containsIgnoringCase("connection: upgrade");
+        send(t.backend(), "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                 + "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n");
-        assertThat(received(client)).startsWith("HTTP/1.1 101 Switching Protocols\r\n")
+        assertThat(received(t.client())).startsWith("HTTP/1.1 101 Switching Protocols\r\n")
                 .containsIgnoringCase("upgrade: websocket").containsIgnoringCase("connection: upgrade");
-        assertThat(client.pipeline().get(Http1ProxyHandler.CODEC_NAME)).isNull();
-        assertThat(client.pipeline().get("relay")).isInstanceOf(RawRelay.class);
-        assertThat(backend.pipeline().get("relay")).isInstanceOf(RawRelay.class);
-        assertThat(h.inFlight(SITE)).as("a relay is not a request in flight").isZero();
+        assertThat(t.client().pipeline().get(Http1ProxyHandler.CODEC_NAME)).isNull();
+        assertThat(t.client().pipeline().get("relay")).isInstanceOf(RawRelay.class);
+        assertThat(t.backend().pipeline().get("relay")).isInstanceOf(RawRelay.class);
+        assertThat(t.harness().inFlight(SITE)).as("a relay is not a request in flight").isZero();
+        assertThat(t.exchange().ending()).isEqualTo(Ending.UPGRADED);
 
-        send(client, "to the backend");
-        assertThat(received(backend)).isEqualTo("to the backend");
-        send(backend, "to the client");
-        assertThat(received(client)).isEqualTo("to the client");
-        backend.close();
-        assertThat(client.isActive()).isFalse();
-        assertThat(exchange.ending()).isEqualTo(Ending.UPGRADED);
-    }
-
-    @Test
-    void a101ToARequestThatDidNotAskForItIsA502() throws Exception {
-        ProxyHarness h = harness("127.0.0.1:8080");
-        EmbeddedSocket client = h.client();
-        ProxyExchange exchange = start(client, GET);
-        EmbeddedSocket backend = backend();
-        received(backend);
-        send(backend, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
-        assertThat(received(client)).startsWith("HTTP/1.1 502 ");
-        assertThat(backend.isActive()).isFalse();
-        assertThat(h.inFlight(SITE)).isZero();
-        assertThat(exchange.ending()).isEqualTo(Ending.LOCAL_ANSWER);
+        send(t.client(), "to the backend");
+        assertThat(received(t.backend())).isEqualTo("to the backend");
+        send(t.backend(), "to the client");
+        assertThat(received(t.client())).isEqualTo("to the client");
+        t.backend().close();
+        assertThat(t.client().isActive()).isFalse();
     }
 
     // ---------------------------------------------------------------- local answers
@@ -457,12 +430,11 @@ class ExchangePhasesTest {
 
     @Test
     void aWrongPasswordIsRefusedAfterItsCheckAndTheBodyHeldBackIsReleased() throws Exception {
-        byte[] salt = new byte[16];
         // Cost 10: the check takes longer than the rest of the request's handling, so its verdict comes later.
-        String hash = OpenBSDBCrypt.generate("2y", "right".toCharArray(), salt, 10);
+        String hash = OpenBSDBCrypt.generate("2y", "right".toCharArray(), new byte[16], 10);
         ProxyHarness h = harness("{to: 127.0.0.1:8080, basic_auth: {alice: \"" + hash + "\"}}");
         EmbeddedSocket client = h.client();
-        String credentials = java.util.Base64.getEncoder().encodeToString("alice:wrong".getBytes());
+        String credentials = Base64.getEncoder().encodeToString("alice:wrong".getBytes(StandardCharsets.UTF_8));
         ByteBuf request = bytes("POST /up HTTP/1.1\r\nHost: app.example.com\r\nAuthorization: Basic " + credentials
                 + "\r\nContent-Length: 5\r\n\r\nhello");
         ProxyExchange exchange = start(client, request);
@@ -478,35 +450,12 @@ class ExchangePhasesTest {
 
     @Test
     void aBodyOverTheLimitMidStreamIsA413AndTheBackendConnectionClosed() throws Exception {
-        ProxyHarness h = harness("{to: 127.0.0.1:8080, max_body: 8}");
-        EmbeddedSocket client = h.client();
-        ProxyExchange exchange = start(client, "POST /up HTTP/1.1\r\nHost: app.example.com\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n");
-        EmbeddedSocket backend = backend();
-        assertThat(received(backend)).endsWith("hello\r\n");
-        send(client, "5\r\nworld\r\n0\r\n\r\n");
-        assertThat(received(client)).startsWith("HTTP/1.1 413 ").containsIgnoringCase("connection: close");
-        assertThat(backend.isActive()).as("it holds half a request").isFalse();
-        assertThat(client.isActive()).isFalse();
-        assertThat(h.inFlight(SITE)).isZero();
-        assertThat(exchange.ending()).isEqualTo(Ending.LOCAL_ANSWER);
-    }
-
-    @Test
-    void aBodyOverTheLimitAfterTheAnswerBeganCutsBothConnections() throws Exception {
-        ProxyHarness h = harness("{to: 127.0.0.1:8080, max_body: 8}");
-        EmbeddedSocket client = h.client();
-        ProxyExchange exchange = start(client,
+        Turn t = turn("{to: 127.0.0.1:8080, max_body: 8}",
                 "POST /up HTTP/1.1\r\nHost: app.example.com\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n");
-        EmbeddedSocket backend = backend();
-        received(backend);
-        send(backend, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello"); // an echo, streaming
-        assertThat(received(client)).startsWith("HTTP/1.1 200 OK\r\n");
-        send(client, "5\r\nworld\r\n0\r\n\r\n");
-        assertThat(received(client)).as("no error page spliced into the answer").isEmpty();
-        assertThat(client.isActive()).isFalse();
-        assertThat(backend.isActive()).isFalse();
-        assertThat(h.inFlight(SITE)).isZero();
-        assertThat(exchange.ending()).isEqualTo(Ending.REQUEST_FAILED);
+        assertThat(t.forwarded()).endsWith("hello\r\n");
+        send(t.client(), "5\r\nworld\r\n0\r\n\r\n");
+        assertThat(assertLocalAnswer(t, 413)).containsIgnoringCase("connection: close");
+        assertThat(t.client().isActive()).as("the rest of the body is not read").isFalse();
     }
 
     // ---------------------------------------------------------------- HTTP/2 streams
@@ -536,7 +485,7 @@ class ExchangePhasesTest {
     }
 
     @Test
-    void anHttp2StreamResetMidRequestClosesTheBackendConnectionAndReleasesTheBody() throws Exception {
+    void anHttp2StreamResetWhileItsBackendConnectsReleasesTheBody() throws Exception {
         ProxyHarness h = harness("{to: 127.0.0.1:2, timeouts: {connect: 5s}}");
         EmbeddedSocket stream = h.stream();
         DefaultHttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/s");

@@ -1,6 +1,7 @@
 package dev.usher.protocol;
 
 import dev.usher.bench.BenchConfigs;
+import dev.usher.bench.Outbound;
 import dev.usher.config.Limits;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -81,25 +82,13 @@ public class Http1CodecBenchmark {
         String host = request.headers().get(HttpHeaderNames.HOST);
         ReferenceCountUtil.release(turnChannel.readInbound()); // LastHttpContent.EMPTY_LAST_CONTENT
         turnChannel.writeOutbound(response, LastHttpContent.EMPTY_LAST_CONTENT);
-        releaseOutbound(turnChannel);
+        Outbound.release(turnChannel);
         return host;
     }
 
     @Benchmark
     public int encodeResponseHead() {
         encodeChannel.writeOutbound(response, LastHttpContent.EMPTY_LAST_CONTENT);
-        return releaseOutbound(encodeChannel);
-    }
-
-    private static int releaseOutbound(EmbeddedChannel channel) {
-        int bytes = 0;
-        Object out;
-        while ((out = channel.readOutbound()) != null) {
-            if (out instanceof ByteBuf buf) {
-                bytes += buf.readableBytes();
-            }
-            ReferenceCountUtil.release(out);
-        }
-        return bytes;
+        return Outbound.release(encodeChannel);
     }
 }

@@ -1,9 +1,9 @@
 package dev.usher.proxy;
 
+import dev.usher.bench.Outbound;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.util.ReferenceCountUtil;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;
@@ -80,20 +80,8 @@ public class ProxyTurnBenchmark {
 
     /** The backend takes the request and answers; returns the bytes the client got. */
     private int turnRest() {
-        drain(backend);
+        Outbound.release(backend);
         backend.writeInbound(responseBytes.duplicate());
-        return drain(client);
-    }
-
-    private static int drain(EmbeddedChannel channel) {
-        int bytes = 0;
-        Object out;
-        while ((out = channel.readOutbound()) != null) {
-            if (out instanceof ByteBuf buf) {
-                bytes += buf.readableBytes();
-            }
-            ReferenceCountUtil.release(out);
-        }
-        return bytes;
+        return Outbound.release(client);
     }
 }
