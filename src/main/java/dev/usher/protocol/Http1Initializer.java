@@ -85,6 +85,7 @@ public final class Http1Initializer extends ChannelInitializer<Channel> {
             pipeline.addLast(RequestRecorder.NAME, RequestRecorder.http1(observer, pipeline.channel()));
         }
         pipeline
+                .addLast(Http1VersionCheck.NAME, new Http1VersionCheck())
                 .addLast(Http1ProxyHandler.COMPRESSOR_NAME, new ResponseCompressor(compression))
                 .addLast("proxy", new Http1ProxyHandler(routes, scheme, timeouts));
     }

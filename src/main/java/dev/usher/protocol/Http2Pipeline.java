@@ -13,7 +13,6 @@ import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2FrameCodec;
-import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2LocalFlowController;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
@@ -21,8 +20,9 @@ import io.netty.handler.codec.http2.Http2StreamChannel;
 
 /**
  * Assembles an HTTP/2 connection (after TLS and ALPN "h2"): flush consolidation, the frame codec with Usher's
- * limits, the idle timeout, and the multiplexer whose child channel per stream runs {@link Http2StreamHttpCodec} →
- * {@link Http2ResponseHeads} → {@link ResponseCompressor} → {@link Http2StreamProxyHandler}.
+ * limits ({@link Http2StrictFrameCodec}), the idle timeout, and the multiplexer whose child channel per stream runs
+ * {@link Http2StreamHttpCodec} → {@link Http2StreamErrors} → {@link Http2ResponseHeads} → {@link ResponseCompressor}
+ * → {@link Http2StreamProxyHandler}.
  *
  * <p>Child channels are registered on the connection's event loop, so each stream leases backend connections from
  * the same per-loop pools as HTTP/1.1 connections on that loop.
@@ -80,9 +80,10 @@ final class Http2Pipeline {
                 .maxHeaderListSize(config.limits().headerSize())
                 .initialWindowSize(STREAM_WINDOW);
         // SETTINGS_ENABLE_CONNECT_PROTOCOL stays unset: no websockets (RFC 8441) over HTTP/2.
-        Http2FrameCodec codec = Http2FrameCodecBuilder.forServer()
+        Http2FrameCodec codec = Http2StrictFrameCodec.forServer()
                 .initialSettings(settings)
                 .validateHeaders(true)
+                .validateRequiredPseudoHeaders(true) // a request without :method, :scheme or :path: PROTOCOL_ERROR
                 .decoderEnforceMaxRstFramesPerWindow(MAX_RST_FRAMES, RST_WINDOW_SECONDS)
                 .encoderEnforceMaxRstFramesPerWindow(MAX_SENT_RST_FRAMES, RST_WINDOW_SECONDS)
                 .encoderEnforceMaxQueuedControlFrames(MAX_QUEUED_CONTROL_FRAMES)
@@ -103,6 +104,7 @@ final class Http2Pipeline {
                         idle.streamOpened(stream);
                         stream.pipeline()
                                 .addLast("h2-http", new Http2StreamHttpCodec())
+                                .addLast(Http2StreamErrors.NAME, Http2StreamErrors.INSTANCE)
                                 .addLast("h2-heads", Http2ResponseHeads.INSTANCE);
                         if (altSvcHeader != null) {
                             stream.pipeline().addLast(AltSvcHeader.NAME, altSvcHeader);

@@ -66,6 +66,12 @@ class SmugglingTest {
                         "GET / HTTP/1.1\r\n" + h + "X-Big: " + "a".repeat(5000) + "\r\n\r\n", 431),
                 Arguments.of("request line too long",
                         "GET /" + "a".repeat(9000) + " HTTP/1.1\r\n" + h + "\r\n", 414),
+                Arguments.of("HTTP/9.9 (read as HTTP/1.1, it would be framed by guesswork)",
+                        "GET / HTTP/9.9\r\n" + h + "\r\n", 505),
+                Arguments.of("HTTP/2.0 in an HTTP/1 request line",
+                        "GET / HTTP/2.0\r\n" + h + "\r\n", 505),
+                Arguments.of("HTTP/1.9",
+                        "GET / HTTP/1.9\r\n" + h + "\r\n", 505),
                 Arguments.of("declared body over the site's limit",
                         "POST / HTTP/1.1\r\nHost: small.example.com\r\nContent-Length: 2000\r\n\r\n", 413));
     }
