@@ -136,7 +136,7 @@ class AdminApiTest {
         assertThat(field(r.body(), "version")).isEqualTo(ConfigFile.version(after.getBytes(StandardCharsets.UTF_8)));
         assertThat(request("GET", "/", null, "new.localhost")).contains("backend-b");
         // the API reloaded once; the file watcher that sees the same write does not reload again
-        Thread.sleep(ConfigWatcher.DEBOUNCE.toMillis() * 3);
+        Thread.sleep(ConfigWatcher.Timing.DEFAULT.maxWait().toMillis() * 2);
         assertThat(usher.reloads().snapshot().successes()).isEqualTo(counts.successes() + 1);
         assertThat(write("POST", "/api/sites", field(r.body(), "version"), """
                 {"name": "NEW.localhost", "upstreams": ["a:80"]}""").statusCode()).isEqualTo(409);
@@ -274,7 +274,7 @@ class AdminApiTest {
         assertThat(field(text.body(), "path")).isEqualTo(file.toString());
         assertThat(text.body()).contains("\"text\":" + Json.string(Files.readString(file)));
         Files.writeString(file, "sites: [oops");
-        Thread.sleep(ConfigWatcher.DEBOUNCE.toMillis() * 2);
+        Thread.sleep(ConfigWatcher.Timing.DEFAULT.maxWait().toMillis() + 300);
         HttpResponse<String> bad = write("POST", "/api/reload", null, "");
         assertThat(bad.statusCode()).isEqualTo(422);
         assertThat(bad.body()).contains("\"errors\":[{\"field\":null,\"message\":\"" + file);

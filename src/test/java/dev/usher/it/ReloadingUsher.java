@@ -36,6 +36,11 @@ final class ReloadingUsher implements AutoCloseable {
     static ReloadingUsher start(Path folder, String yaml) throws Exception {
         Path file = folder.resolve("usher.yaml");
         Files.writeString(file, yaml, StandardCharsets.UTF_8);
+        return startFrom(file);
+    }
+
+    /** Starts Usher from {@code file} as it is (a symlink, say). */
+    static ReloadingUsher startFrom(Path file) throws Exception {
         Usher usher = Usher.start(ConfigLoader.load(file), 2, Retry.DEFAULT, Duration.ofSeconds(1));
         try {
             return new ReloadingUsher(file, usher);
