@@ -13,6 +13,7 @@ import dev.usher.protocol.CompressBudget;
 import dev.usher.protocol.ConnectionLimiter;
 import dev.usher.rules.RuleServices;
 import dev.usher.server.Connections;
+import dev.usher.server.OpenFileLimit;
 import dev.usher.server.QuicNative;
 import dev.usher.upstream.UpstreamPools;
 import io.netty.channel.EventLoopGroup;
@@ -46,6 +47,7 @@ record Shared(EventLoopGroup loops, Transport transport, UpstreamPools pools, Ru
               RequestObserver observer, AccessLogSwitch accessLogs, Metrics metrics, Connections connections,
               OpenConnections httpConnections, OpenConnections quicConnections, AltSvc altSvc,
               Supplier<QuicNative> quicNative, Retry retry, Duration filePoll) {
+    private static final System.Logger LOG = System.getLogger(Usher.class.getName());
 
     /**
      * Makes the shared parts for a server that starts with {@code first}. Metrics exist only when the admin endpoint
@@ -58,10 +60,22 @@ record Shared(EventLoopGroup loops, Transport transport, UpstreamPools pools, Ru
         Metrics metrics = first.admin() == null ? null : new Metrics();
         AccessLogSwitch accessLogs = metrics != null || first.anyAccessLog() ? new AccessLogSwitch(null) : null;
         return new Shared(transport.newGroup(threads, "loop"), transport, new UpstreamPools(transport),
-                new RuleServices(), new ChallengeAnswers(), new ConnectionLimiter(first.limits().connections()),
+                new RuleServices(), new ChallengeAnswers(), connectionLimiter(first.limits().connections()),
                 new CompressBudget(), RequestObserver.both(metrics, accessLogs), accessLogs, metrics,
                 new Connections(), new OpenConnections(), new OpenConnections(), new AltSvc(), quicNative, retry,
                 filePoll);
+    }
+
+    /**
+     * The cap on client connections: {@code limits.connections}, or (unset) what the open-file limit holds; says so
+     * at start when the limit lowers it or cannot hold a configured value.
+     */
+    private static ConnectionLimiter connectionLimiter(int configured) {
+        OpenFileLimit openFiles = OpenFileLimit.ofThisProcess();
+        if (openFiles.warning(configured) != null) {
+            LOG.log(System.Logger.Level.WARNING, openFiles.warning(configured));
+        }
+        return new ConnectionLimiter(openFiles.connections(configured));
     }
 
     /** True when {@code config} asks for HTTP/3 and this platform can serve it (loads the native library now). */

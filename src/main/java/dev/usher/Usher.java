@@ -16,6 +16,7 @@ import dev.usher.route.RouteTableHolder;
 import dev.usher.server.Connections;
 import dev.usher.server.CpuBudget;
 import dev.usher.server.ListenException;
+import dev.usher.server.OpenFileLimit;
 import dev.usher.server.QuicNative;
 import io.netty.channel.EventLoopGroup;
 
@@ -261,7 +262,7 @@ public final class Usher implements AutoCloseable {
         } else {
             shared.altSvc().withdraw();
         }
-        shared.limiter().setMax(next.config().limits().connections());
+        shared.limiter().setMax(OpenFileLimit.ofThisProcess().connections(next.config().limits().connections()));
         if (shared.accessLogs() != null && next.accessLog() != previous.accessLog()) {
             if (next.accessLog() != null) {
                 next.accessLog().start();

@@ -13,7 +13,10 @@ import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
 
-/** One bound TCP listener. Accepted connections are spread over the same event loops that serve them. */
+/**
+ * One bound TCP listener. Accepted connections are spread over the same event loops that serve them; accept failures
+ * (out of descriptors) pause accepting briefly and are logged in one line ({@link AcceptErrors}).
+ */
 public final class HttpListener implements AutoCloseable {
     /**
      * Connections accepted per wake-up of the listening socket. The listener shares its event loop with the
@@ -45,6 +48,7 @@ public final class HttpListener implements AutoCloseable {
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .option(ChannelOption.RCVBUF_ALLOCATOR, acceptAllocator())
                 .option(ChannelOption.AUTO_READ, false)
+                .handler(new AcceptErrors(address.toString(), OpenFileLimit.ofThisProcess()))
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.AUTO_READ, false)
                 .childHandler(initializer);
