@@ -44,7 +44,7 @@ class ConfigLoaderTest {
         assertThat(config.dataDir()).isEqualTo(Path.of("/var/lib/usher"));
         assertThat(config.timeouts()).isEqualTo(new Timeouts(Duration.ofSeconds(5), Duration.ofSeconds(60),
                 Duration.ofSeconds(10), Duration.ofSeconds(60)));
-        assertThat(config.limits()).isEqualTo(new Limits(16 * 1024, 0, Limits.AUTOMATIC));
+        assertThat(config.limits()).isEqualTo(new Limits(16 * 1024, 0, 10_000));
         Duration connect = Duration.ofSeconds(5);
         Duration response = Duration.ofSeconds(60);
         assertThat(config.sites()).containsExactly(
