@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -43,6 +44,10 @@ public final class CertManager implements CertificateSource, AutoCloseable {
     private final ChallengeAnswers answers;
     private final Retry retry;
     private final Duration filePoll;
+    /** The time renewals are decided by: the system clock, or a test's that jumps. */
+    private final Clock clock;
+    /** Re-evaluate a certificate at least this often ({@link #RECHECK}; shorter in tests). */
+    private final Duration recheck;
     /** Null until {@link #start}; the timer thread and the virtual threads that order and renew. */
     private volatile Threads threads;
     private volatile State state = State.NEW;
@@ -60,10 +65,21 @@ public final class CertManager implements CertificateSource, AutoCloseable {
      * @param filePoll how often {@code tls: {cert, key}} files are checked for changes
      */
     public CertManager(CertStore store, ChallengeAnswers answers, Retry retry, Duration filePoll) {
+        this(store, answers, retry, filePoll, Clock.systemUTC(), RECHECK);
+    }
+
+    /**
+     * As the public constructor, deciding by {@code clock} (the local CA's leaves too) and looking at each
+     * certificate at least every {@code recheck}: for tests that move the clock.
+     */
+    CertManager(CertStore store, ChallengeAnswers answers, Retry retry, Duration filePoll, Clock clock,
+                Duration recheck) {
         this.store = store;
         this.answers = answers;
         this.retry = retry;
         this.filePoll = filePoll;
+        this.clock = clock;
+        this.recheck = recheck;
     }
 
     /** Where a manager is in its life: {@link #apply} needs {@link #start} first; nothing runs after {@link #close}. */
@@ -129,7 +145,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
             try {
                 begin(managed);
             } catch (RuntimeException e) {
-                failed(managed, new IssueException("could not set up: " + e.getMessage(), e), Instant.now());
+                failed(managed, new IssueException("could not set up: " + e.getMessage(), e), clock.instant());
             }
         }
     }
@@ -161,7 +177,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         }
         return CompletableFuture.supplyAsync(() -> {
             try {
-                return obtain(managed, true, Instant.now());
+                return obtain(managed, true, clock.instant());
             } catch (IssueException e) {
                 throw new java.util.concurrent.CompletionException(e);
             }
@@ -179,7 +195,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
             }
             Optional<CertifiedKey> stored = store.load(m.issuer.id(), m.name);
             CertifiedKey current = m.current;
-            if (stored.isPresent() && stored.get().notAfter().isAfter(Instant.now())
+            if (stored.isPresent() && stored.get().notAfter().isAfter(clock.instant())
                     && (current == null || !stored.get().sha256().equals(current.sha256()))) {
                 adopt(m, stored.get(), "the restored certificate");
             }
@@ -197,7 +213,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         for (ManagedName m : names.values()) {
             CertifiedKey cert = m.current;
             String error = m.lastError;
-            String state = cert != null && cert.notAfter().isAfter(Instant.now()) ? "valid"
+            String state = cert != null && cert.notAfter().isAfter(clock.instant()) ? "valid"
                     : error != null ? "failed" : "pending";
             result.add(new CertificateStatus(m.name, m.policy.toString(), m.issuer == null ? "files" : m.issuer.id(),
                     cert == null ? null : cert.notAfter(), cert == null ? null : cert.sha256(),
@@ -237,7 +253,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
     private LocalCa localCa() {
         if (localCa == null) {
             try {
-                localCa = LocalCa.open(store);
+                localCa = LocalCa.open(store, clock);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot create the local CA in " + store.dataDir() + ": "
                         + e.getMessage(), e);
@@ -256,18 +272,18 @@ public final class CertManager implements CertificateSource, AutoCloseable {
             return;
         }
         Optional<CertifiedKey> stored = store.load(m.issuer.id(), m.name);
-        if (stored.isPresent() && stored.get().notAfter().isAfter(Instant.now())) {
+        if (stored.isPresent() && stored.get().notAfter().isAfter(clock.instant())) {
             m.current = stored.get();
-            m.currentSince = Instant.now();
+            m.currentSince = clock.instant();
             LOG.log(Level.INFO, "{0}: serving the stored certificate (sha256 {1}, valid until {2})", m.name,
                     shortHash(stored.get()), stored.get().notAfter());
             scheduleCheck(m, stored.get().renewalDue());
         } else if (m.issuer instanceof LocalCa) {
-            obtainOrRetry(m, Instant.now());
+            obtainOrRetry(m, clock.instant());
         } else {
             LOG.log(Level.INFO, "{0}: no certificate yet; ordering one from {1} (TLS handshakes for this name fail "
                     + "until it arrives)", m.name, m.issuer.id());
-            Instant decided = Instant.now();
+            Instant decided = clock.instant();
             synchronized (this) {
                 m.next = threads.work().submit(safely(m, () -> obtainOrRetry(m, decided)));
             }
@@ -291,19 +307,19 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         }
         m.next = threads.timer().schedule(() -> threads.work().submit(safely(m, task)), Math.max(0, delay.toMillis()),
                 TimeUnit.MILLISECONDS);
-        m.nextCheck = Instant.now().plus(delay.isNegative() ? Duration.ZERO : delay);
+        m.nextCheck = clock.instant().plus(delay.isNegative() ? Duration.ZERO : delay);
     }
 
     /** Schedules the next look at {@code m}: at {@code due}, or sooner to re-evaluate. */
     private void scheduleCheck(ManagedName m, Instant due) {
-        Duration delay = Duration.between(Instant.now(), due);
-        schedule(m, delay.compareTo(RECHECK) > 0 ? RECHECK : delay, () -> check(m));
+        Duration delay = Duration.between(clock.instant(), due);
+        schedule(m, delay.compareTo(recheck) > 0 ? recheck : delay, () -> check(m));
     }
 
     /** Renews when the issuer (or the one-third rule) says it is time; otherwise looks again later. */
     private void check(ManagedName m) {
         CertifiedKey cert = m.current;
-        Instant decided = Instant.now();
+        Instant decided = clock.instant();
         if (m.retired) {
             return;
         }
@@ -354,7 +370,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
                 if (!force) {
                     Optional<CertifiedKey> stored = store.load(m.issuer.id(), m.name);
                     if (stored.isPresent() && isNewer(stored.get(), current)
-                            && Instant.now().isBefore(stored.get().renewalDue())) {
+                            && clock.instant().isBefore(stored.get().renewalDue())) {
                         return adopt(m, stored.get(), "another process stored a newer certificate");
                     }
                 }
@@ -369,12 +385,12 @@ public final class CertManager implements CertificateSource, AutoCloseable {
                 return adopt(m, fresh, "new certificate from " + m.issuer.id());
             }
         } catch (IssueException e) {
-            failed(m, e, Instant.now());
+            failed(m, e, clock.instant());
             throw e;
         } catch (IOException | RuntimeException e) {
             IssueException wrapped = new IssueException("could not use the data directory " + store.dataDir()
                     + ": " + e, e);
-            failed(m, wrapped, Instant.now());
+            failed(m, wrapped, clock.instant());
             throw wrapped;
         } finally {
             m.ordering.unlock();
@@ -402,7 +418,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
     }
 
     private CertifiedKey adopt(ManagedName m, CertifiedKey cert, String why) {
-        Instant now = Instant.now();
+        Instant now = clock.instant();
         Instant due = cert.renewalDue();
         Duration wait;
         synchronized (this) {
@@ -439,7 +455,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
             m.lastError = e.getMessage();
             wait = retry.after(m.failures);
             if (e.retryAfter().isPresent()) {
-                Duration asked = Duration.between(Instant.now(), e.retryAfter().get());
+                Duration asked = Duration.between(clock.instant(), e.retryAfter().get());
                 wait = asked.compareTo(wait) > 0 ? asked : wait;
             }
         }

@@ -10,7 +10,7 @@ import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
-import java.time.Instant;
+import java.time.Clock;
 import java.util.List;
 import java.util.Locale;
 
@@ -29,12 +29,16 @@ public final class LocalCa implements Issuer {
     private final X509Certificate root;
     private final PrivateKey rootKey;
     private final CaCertificates certificates;
+    /** Where leaves' validity starts: the system clock, or a test's. */
+    private final Clock clock;
 
-    private LocalCa(Path rootFile, X509Certificate root, PrivateKey rootKey, CaCertificates certificates) {
+    private LocalCa(Path rootFile, X509Certificate root, PrivateKey rootKey, CaCertificates certificates,
+                    Clock clock) {
         this.rootFile = rootFile;
         this.root = root;
         this.rootKey = rootKey;
         this.certificates = certificates;
+        this.clock = clock;
     }
 
     /**
@@ -42,6 +46,11 @@ public final class LocalCa implements Issuer {
      * none yet. A damaged root is moved aside and replaced, with a warning that clients must trust the new one.
      */
     public static LocalCa open(CertStore store) throws IOException {
+        return open(store, Clock.systemUTC());
+    }
+
+    /** As {@link #open(CertStore)}, with validity periods starting at {@code clock}'s time. */
+    static LocalCa open(CertStore store, Clock clock) throws IOException {
         CaCertificates certificates = new CaCertificates();
         Path certFile = store.caDir().resolve("root.pem");
         Path keyFile = store.caDir().resolve("root.key");
@@ -49,19 +58,19 @@ public final class LocalCa implements Issuer {
             if (Files.exists(certFile)) {
                 try {
                     CertifiedKey existing = Pem.readCertifiedKey(certFile, keyFile);
-                    return new LocalCa(certFile, existing.leaf(), existing.key(), certificates);
+                    return new LocalCa(certFile, existing.leaf(), existing.key(), certificates, clock);
                 } catch (PemException | NoSuchFileException e) {
                     store.moveAside("the local CA root is damaged: " + e.getMessage()
                             + "; a new root is made and clients must be told to trust it", certFile, keyFile);
                 }
             }
             KeyPair key = CertStore.newEcKeyPair();
-            X509Certificate root = certificates.root(key, Instant.now());
+            X509Certificate root = certificates.root(key, clock.instant());
             AtomicFiles.write(keyFile, Pem.privateKey(key.getPrivate()).getBytes(StandardCharsets.US_ASCII), true);
             AtomicFiles.write(certFile, Pem.certificates(List.of(root)).getBytes(StandardCharsets.US_ASCII), false);
             LOG.log(System.Logger.Level.INFO, "created the local CA {0} in {1}; trust it to use local HTTPS",
                     root.getSubjectX500Principal().getName(), certFile);
-            return new LocalCa(certFile, root, key.getPrivate(), certificates);
+            return new LocalCa(certFile, root, key.getPrivate(), certificates, clock);
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("cannot make the local CA root", e);
         }
@@ -92,7 +101,7 @@ public final class LocalCa implements Issuer {
         String n = name.toLowerCase(Locale.ROOT);
         try {
             KeyPair key = CertStore.newEcKeyPair();
-            X509Certificate leaf = certificates.leaf(n, key.getPublic(), root, rootKey, Instant.now());
+            X509Certificate leaf = certificates.leaf(n, key.getPublic(), root, rootKey, clock.instant());
             return new CertifiedKey(List.of(leaf, root), key.getPrivate());
         } catch (GeneralSecurityException | IllegalArgumentException e) {
             throw new IssueException("the local CA cannot issue a certificate for " + name + ": " + e.getMessage(), e);
