@@ -74,6 +74,8 @@ record Shared(EventLoopGroup loops, Transport transport, UpstreamPools pools, Ru
         OpenFileLimit openFiles = OpenFileLimit.ofThisProcess();
         if (openFiles.warning(configured) != null) {
             LOG.log(System.Logger.Level.WARNING, openFiles.warning(configured));
+        } else if (openFiles.lowered(configured) != null) {
+            LOG.log(System.Logger.Level.INFO, openFiles.lowered(configured));
         }
         return new ConnectionLimiter(openFiles.connections(configured));
     }

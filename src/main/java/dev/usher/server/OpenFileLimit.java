@@ -46,7 +46,7 @@ public record OpenFileLimit(long max) {
         return configured > 0 ? configured : Math.min(DEFAULT_CONNECTIONS, connectionsHeld());
     }
 
-    /** What to log at start about {@code configured} against this limit, or null when nothing needs saying. */
+    /** A warning for a configured {@code limits.connections} this limit cannot hold, or null. */
     public String warning(int configured) {
         int held = connectionsHeld();
         if (configured > 0 && configured > held) {
@@ -54,6 +54,12 @@ public record OpenFileLimit(long max) {
                     + " holds about " + held + " proxied connections: past that, new connections wait until some"
                     + " close. Raise the limit (ulimit -n; systemd: LimitNOFILE=) or lower limits.connections";
         }
+        return null;
+    }
+
+    /** A note for an unset {@code limits.connections} lowered to what this limit holds, or null. */
+    public String lowered(int configured) {
+        int held = connectionsHeld();
         if (configured <= 0 && held < DEFAULT_CONNECTIONS) {
             return "limits.connections: " + held + " (what the open-file limit of " + max + " holds with a"
                     + " backend connection each, instead of " + DEFAULT_CONNECTIONS + "). Raise the limit (ulimit"
