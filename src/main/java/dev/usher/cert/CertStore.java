@@ -4,6 +4,7 @@ import dev.usher.files.AtomicFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
@@ -84,6 +85,14 @@ public final class CertStore implements AccountStore {
                 return Optional.of(readPair(certFile, keyFile));
             }
         } catch (PemException e) {
+            try {
+                Optional<CertifiedKey> finished = finishInterruptedSave(issuerId, name, dir);
+                if (finished.isPresent()) {
+                    return finished;
+                }
+            } catch (IOException notFinished) {
+                LOG.log(System.Logger.Level.DEBUG, "could not finish a save cut short in {0}: {1}", dir, notFinished);
+            }
             moveAside(e.getMessage(), certFile, keyFile, dir.resolve(META));
             return Optional.empty();
         } catch (IOException e) {
@@ -117,6 +126,31 @@ public final class CertStore implements AccountStore {
         }
         AtomicFiles.commit(certTemp, dir.resolve(CERT));
         AtomicFiles.write(dir.resolve(META), Meta.json(name, issuerId, cert, Instant.now()), false);
+    }
+
+    /**
+     * A {@link #save} stopped between its two renames (the process was killed) leaves the new key beside the old
+     * chain, and the new chain whole, forced to disk, in its temporary file: this does the missing rename (and
+     * rewrites meta.json). Empty when no temporary chain in {@code dir} pairs with the key.
+     */
+    private Optional<CertifiedKey> finishInterruptedSave(String issuerId, String name, Path dir) throws IOException {
+        Path keyFile = dir.resolve(KEY);
+        try (DirectoryStream<Path> temps = Files.newDirectoryStream(dir, "." + CERT + ".tmp-*")) {
+            for (Path temp : temps) {
+                CertifiedKey pair;
+                try {
+                    pair = readPair(temp, keyFile);
+                } catch (PemException notThisOne) {
+                    continue; // a temporary file cut short, or an older one
+                }
+                AtomicFiles.commit(temp, dir.resolve(CERT));
+                AtomicFiles.write(dir.resolve(META), Meta.json(name, issuerId, pair, Instant.now()), false);
+                LOG.log(System.Logger.Level.INFO, "{0}: finished storing the certificate whose save was cut short "
+                        + "between its key and its chain", name);
+                return Optional.of(pair);
+            }
+        }
+        return Optional.empty();
     }
 
     /** The ACME account key for {@code issuerId}: read, or created (EC P-256) and saved 0600 the first time. */

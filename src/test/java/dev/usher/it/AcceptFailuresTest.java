@@ -1,5 +1,6 @@
 package dev.usher.it;
 
+import dev.usher.testing.RawHttp;
 import dev.usher.whoami.Whoami;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,5 +1,7 @@
 package dev.usher.it;
 
+import dev.usher.testing.RunningUsher;
+import dev.usher.testing.RawHttp;
 import dev.usher.whoami.Whoami;
 import org.junit.jupiter.api.Test;
 

@@ -1,6 +1,7 @@
 package dev.usher.it;
 
 import dev.usher.testing.RawHttp;
+import dev.usher.testing.RawHttp;
 import dev.usher.testing.RunningUsher;
 import dev.usher.testing.Servers;
 import dev.usher.whoami.Whoami;
