@@ -15,18 +15,8 @@ set -euo pipefail
 here=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=bench/conformance/targets.sh
 source "$here/targets.sh"
-out=
-while [[ ${1:-} == --* ]]; do
-    case $1 in
-    --out) out=$2; shift 2 ;;
-    *) echo "h1spec.sh: unknown option $1" >&2; exit 2 ;;
-    esac
-done
-names=("$@")
-((${#names[@]})) || names=(usher caddy nginx)
+parse_suite_args h1spec "$@"
 [[ -f ${H1SPEC:-}/http_test.ts ]] || { echo "h1spec.sh: set H1SPEC to a checkout of h1spec (see the header)" >&2; exit 1; }
-out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/usher-h1spec.XXXXXX")}
-mkdir -p "$out"
 if [[ ! -d $out/node_modules/typescript ]]; then
     npm install --prefix "$out" --no-audit --no-fund --silent typescript@5 >/dev/null
 fi

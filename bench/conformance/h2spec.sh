@@ -16,18 +16,8 @@ set -euo pipefail
 here=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=bench/conformance/targets.sh
 source "$here/targets.sh"
-out=
-while [[ ${1:-} == --* ]]; do
-    case $1 in
-    --out) out=$2; shift 2 ;;
-    *) echo "h2spec.sh: unknown option $1" >&2; exit 2 ;;
-    esac
-done
-names=("$@")
-((${#names[@]})) || names=(usher caddy nginx)
+parse_suite_args h2spec "$@"
 [[ -x ${H2SPEC:-} ]] || { echo "h2spec.sh: set H2SPEC to an h2spec binary (see the header)" >&2; exit 1; }
-out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/usher-h2spec.XXXXXX")}
-mkdir -p "$out"
 trap stop_targets EXIT
 start_targets "$out/work" "${names[@]}"
 for name in "${names[@]}"; do

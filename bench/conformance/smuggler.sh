@@ -10,26 +10,15 @@
 # script with no dependencies outside its checkout. --configs picks its payload sets (configs/NAME.py; default:
 # "default"; "exhaustive" takes a while even against a server that refuses fast).
 #
-# Writes DIR/smuggler-NAME-CONFIG.log per server and payload set and prints the count of findings ("[CRITICAL]"
-# or "[WARNING]" lines in smuggler's log; 0 is the goal) and of mutations tried.
+# Writes DIR/smuggler-NAME-CONFIG.log per server and payload set and prints the count of findings ("Potential
+# ... Issue Found" lines in its output; 0 is the goal) and of mutations tried.
 set -euo pipefail
 here=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=bench/conformance/targets.sh
 source "$here/targets.sh"
-out=
 configs="default"
-while [[ ${1:-} == --* ]]; do
-    case $1 in
-    --out) out=$2; shift 2 ;;
-    --configs) configs=$2; shift 2 ;;
-    *) echo "smuggler.sh: unknown option $1" >&2; exit 2 ;;
-    esac
-done
-names=("$@")
-((${#names[@]})) || names=(usher caddy nginx)
+parse_suite_args smuggler "$@"
 [[ -f ${SMUGGLER:-}/smuggler.py ]] || { echo "smuggler.sh: set SMUGGLER to a checkout of smuggler (see the header)" >&2; exit 1; }
-out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/usher-smuggler.XXXXXX")}
-mkdir -p "$out"
 trap stop_targets EXIT
 start_targets "$out/work" "${names[@]}"
 for name in "${names[@]}"; do

@@ -4,8 +4,9 @@
 #   usher   ./usher run (this checkout)          https 127.0.0.1:19443   http 127.0.0.1:19480
 #   caddy   Debian's caddy (as bench/bench.sh)   https 127.0.0.1:19543   http 127.0.0.1:19580
 #   nginx   Debian's nginx, http2 on             https 127.0.0.1:19643   http 127.0.0.1:19680
-# start_targets WORK [NAMES...] starts them (all three by default) and waits until each answers; stop_targets
-# ends them. https_port NAME and http_port NAME give the ports.
+# parse_suite_args SUITE ARGS... reads a suite script's arguments (--out DIR, --configs LIST, server names) into
+# out, configs and names; start_targets WORK [NAMES...] starts the servers (all three by default) and waits until
+# each answers; stop_targets ends them. https_port NAME and http_port NAME give the ports.
 
 BACKEND=19080
 declare -A HTTPS_PORT=([usher]=19443 [caddy]=19543 [nginx]=19643)
@@ -16,6 +17,24 @@ https_port() { echo "${HTTPS_PORT[$1]}"; }
 http_port() { echo "${HTTP_PORT[$1]}"; }
 
 conformance_root=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd)
+
+parse_suite_args() { # SUITE ARGS...
+    local suite=$1
+    shift
+    out=
+    names=()
+    while (($#)); do
+        case $1 in
+        --out) out=$2; shift 2 ;;
+        --configs) configs=$2; shift 2 ;;
+        --*) echo "$suite.sh: unknown option $1" >&2; exit 2 ;;
+        *) names+=("$1"); shift ;;
+        esac
+    done
+    ((${#names[@]})) || names=(usher caddy nginx)
+    out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/usher-$suite.XXXXXX")}
+    mkdir -p "$out"
+}
 
 start_targets() { # WORK [NAMES...]
     local work=$1

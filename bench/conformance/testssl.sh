@@ -15,19 +15,9 @@ set -euo pipefail
 here=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=bench/conformance/targets.sh
 source "$here/targets.sh"
-out=
-while [[ ${1:-} == --* ]]; do
-    case $1 in
-    --out) out=$2; shift 2 ;;
-    *) echo "testssl.sh: unknown option $1" >&2; exit 2 ;;
-    esac
-done
-names=("$@")
-((${#names[@]})) || names=(usher caddy nginx)
+parse_suite_args testssl "$@"
 testssl=${TESTSSL:-$(command -v testssl || true)}
 [[ -x $testssl ]] || { echo "testssl.sh: install Debian's testssl.sh (or set TESTSSL; see the header)" >&2; exit 1; }
-out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/usher-testssl.XXXXXX")}
-mkdir -p "$out"
 trap stop_targets EXIT
 start_targets "$out/work" "${names[@]}"
 for name in "${names[@]}"; do

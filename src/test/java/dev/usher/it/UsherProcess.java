@@ -27,21 +27,25 @@ record UsherProcess(Process process, int port, Path log) implements AutoCloseabl
                 config.toString()));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         UsherProcess starting = new UsherProcess(p, 0, log);
-        Matcher m = Pattern.compile("listening on http://[^ ]*:(\\d+)").matcher(starting.awaitLine("listening on"));
-        if (!m.find()) {
-            p.destroyForcibly();
-            throw new AssertionError("no port in: " + starting.output());
+        try {
+            Matcher m = Pattern.compile("listening on http://[^ ]*:(\\d+)").matcher(starting.awaitLine("listening on"));
+            if (!m.find()) {
+                throw new AssertionError("no port in: " + starting.output());
+            }
+            return new UsherProcess(p, Integer.parseInt(m.group(1)), log);
+        } catch (Exception | AssertionError e) {
+            starting.kill(); // a process that did not come up must not outlive the test
+            throw e;
         }
-        return new UsherProcess(p, Integer.parseInt(m.group(1)), log);
     }
 
     String output() throws IOException {
         return Files.exists(log) ? Files.readString(log) : "";
     }
 
-    /** Waits (up to 20 s) until a line containing {@code text} was printed; returns that line. */
+    /** Waits (up to 60 s: a JVM start on a loaded 2-CPU machine) until a line with {@code text} was printed. */
     String awaitLine(String text) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
             for (String line : output().split("\n")) {
                 if (line.contains(text)) {
