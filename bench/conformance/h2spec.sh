@@ -5,10 +5,9 @@
 #
 #   H2SPEC=/path/to/h2spec bench/conformance/h2spec.sh [--out DIR] [usher|caddy|nginx ...]
 #
-# Where h2spec comes from: it is not packaged by Debian, Maven Central or npm. Build it yourself from a checkout
-# of its source (github summerwind/h2spec) with Debian's Go (package golang-go); its Go dependencies are packaged
-# by Debian too (golang-github-spf13-cobra-dev, golang-github-fatih-color-dev, golang-golang-x-net-dev and what
-# they pull in), for a build without the module proxy. Point H2SPEC at the binary.
+# Where h2spec comes from: it is not packaged by Debian, Maven Central or npm; it is built from a checkout of its
+# source (github summerwind/h2spec) with Debian's Go (package golang-go), by you, outside this repository. Point
+# H2SPEC at the binary.
 #
 # Writes DIR/h2spec-NAME.txt (h2spec's report) and DIR/h2spec-NAME.xml (JUnit) per server, and prints one
 # "h2spec NAME: N tests, N passed, ..." line each. DIR defaults to a new folder under /tmp.
