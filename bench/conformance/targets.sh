@@ -52,7 +52,7 @@ start_targets() { # WORK [NAMES...]
     done
     for name in "${names[@]}"; do
         local i
-        for i in $(seq 60); do
+        for i in $(seq 300); do # a first ./usher run may build the jar and its AOT cache first
             curl -sk -o /dev/null --max-time 2 --resolve "localhost:$(https_port "$name"):127.0.0.1" \
                 "https://localhost:$(https_port "$name")/" && break
             sleep 1
