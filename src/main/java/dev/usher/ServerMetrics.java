@@ -2,6 +2,7 @@ package dev.usher;
 
 import dev.usher.reload.ReloadCounts;
 import dev.usher.cert.CertManager;
+import dev.usher.cert.CertificateStatus;
 import dev.usher.config.UpstreamAddress;
 import dev.usher.observe.AccessLog;
 import dev.usher.observe.MetricsSource;
@@ -96,7 +97,7 @@ final class ServerMetrics implements MetricsSource {
         if (certificates != null) {
             out.family("usher_certificate_expiry_timestamp_seconds", "gauge",
                     "When each name's current certificate expires, in seconds since the epoch.");
-            for (CertManager.CertificateStatus c : certificates.status()) {
+            for (CertificateStatus c : certificates.status()) {
                 if (c.notAfter() != null) {
                     out.sample("usher_certificate_expiry_timestamp_seconds", c.notAfter().getEpochSecond(),
                             "name", c.name());

@@ -2,6 +2,7 @@ package dev.usher.admin;
 
 import dev.usher.json.JsonReader;
 import dev.usher.cert.CertManager;
+import dev.usher.cert.CertificateStatus;
 import dev.usher.config.ConfigEditor;
 import dev.usher.config.ConfigException;
 import dev.usher.config.ConfigLoader;
@@ -210,7 +211,7 @@ final class AdminApi {
             return unreadable(file, e);
         }
         Map<String, Long> counts = recent.lastMinute();
-        Map<String, CertManager.CertificateStatus> certs = new java.util.HashMap<>();
+        Map<String, CertificateStatus> certs = new java.util.HashMap<>();
         CertManager manager = certificates.get();
         if (manager != null) {
             manager.status().forEach(s -> certs.put(s.name(), s));

@@ -1,7 +1,7 @@
 package dev.usher.admin;
 
 import dev.usher.json.JsonText;
-import dev.usher.cert.CertManager.CertificateStatus;
+import dev.usher.cert.CertificateStatus;
 import dev.usher.cert.CertifiedKey;
 import dev.usher.config.ConfigError;
 import dev.usher.reload.Changes;

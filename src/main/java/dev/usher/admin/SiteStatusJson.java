@@ -1,6 +1,6 @@
 package dev.usher.admin;
 
-import dev.usher.cert.CertManager;
+import dev.usher.cert.CertificateStatus;
 import dev.usher.config.ConfigEditor;
 import dev.usher.config.LabelSite;
 import dev.usher.config.TlsPolicy;
@@ -21,7 +21,7 @@ final class SiteStatusJson {
     private SiteStatusJson() {
     }
 
-    static void write(StringBuilder out, ConfigEditor.Entry e, Route running, CertManager.CertificateStatus cert,
+    static void write(StringBuilder out, ConfigEditor.Entry e, Route running, CertificateStatus cert,
                       long lastMinute) {
         out.append("{\"name\":").append(Json.string(e.name()))
                 .append(",\"kind\":").append(Json.string(e.kind()))
@@ -44,7 +44,7 @@ final class SiteStatusJson {
     }
 
     /** A site from container labels: always running (it exists only in the running config), never editable. */
-    static void write(StringBuilder out, LabelSite site, Route running, CertManager.CertificateStatus cert,
+    static void write(StringBuilder out, LabelSite site, Route running, CertificateStatus cert,
                       long lastMinute) {
         out.append("{\"name\":").append(Json.string(site.name()))
                 .append(",\"kind\":\"proxy\",\"source\":\"labels\",\"containers\":[");
@@ -75,7 +75,7 @@ final class SiteStatusJson {
     }
 
     /** {@code "tls":{...}}: the policy, and the certificate's issuer, expiry and state when there is one. */
-    private static void tls(StringBuilder out, String policy, CertManager.CertificateStatus cert) {
+    private static void tls(StringBuilder out, String policy, CertificateStatus cert) {
         boolean off = policy.equals("off");
         out.append("\"tls\":{\"policy\":").append(Json.string(policy))
                 .append(",\"issuer\":").append(off || cert == null ? "null" : Json.string(cert.issuer()))

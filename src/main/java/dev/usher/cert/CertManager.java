@@ -18,10 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -49,7 +46,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
     /** Re-evaluate a certificate at least this often ({@link #RECHECK}; shorter in tests). */
     private final Duration recheck;
     /** Null until {@link #start}; the timer thread and the virtual threads that order and renew. */
-    private volatile Threads threads;
+    private volatile CertThreads threads;
     private volatile State state = State.NEW;
     /** {@code tls: {cert, key}} files as last read, shared by the names that use the same pair. */
     private final CertificatePairs pairs = new CertificatePairs();
@@ -85,20 +82,12 @@ public final class CertManager implements CertificateSource, AutoCloseable {
     /** Where a manager is in its life: {@link #apply} needs {@link #start} first; nothing runs after {@link #close}. */
     private enum State { NEW, STARTED, CLOSED }
 
-    /** The threads of a started manager. */
-    private record Threads(ScheduledExecutorService timer, ExecutorService work) {
-    }
-
     /** Starts the timer thread that schedules orders, renewals and file checks. Only the first call does anything. */
     public synchronized void start() {
         if (state != State.NEW) {
             return;
         }
-        threads = new Threads(Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "certificates");
-            t.setDaemon(true);
-            return t;
-        }), Executors.newVirtualThreadPerTaskExecutor());
+        threads = CertThreads.start();
         state = State.STARTED;
     }
 
@@ -222,18 +211,6 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         return result;
     }
 
-    /**
-     * One managed name's certificate, or nulls when there is none yet.
-     *
-     * @param state       {@code valid} (a current certificate is served), {@code failed} (none, and the last order
-     *                    failed: {@code error} says why) or {@code pending} (none yet)
-     * @param nextRenewal when the next renewal check or retry runs; null for certificate files
-     * @param error       why the last order failed, or null
-     */
-    public record CertificateStatus(String name, String policy, String issuer, Instant notAfter, String sha256,
-                                    Instant notBefore, String state, Instant nextRenewal, String error) {
-    }
-
     private Issuer issuerFor(TlsPolicy policy, AcmeSettings settings) {
         return switch (policy.kind()) {
             case ACME -> acme(settings);
@@ -267,8 +244,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         if (m.issuer == null) {
             m.certModified = -2;
             CertificateFiles.reload(m, pairs);
-            m.next = threads.timer().scheduleWithFixedDelay(() -> threads.work().submit(safely(m, () -> CertificateFiles.reload(m, pairs))),
-                    filePoll.toMillis(), filePoll.toMillis(), TimeUnit.MILLISECONDS);
+            m.next = threads.every(filePoll, safely(m, () -> CertificateFiles.reload(m, pairs)));
             return;
         }
         Optional<CertifiedKey> stored = store.load(m.issuer.id(), m.name);
@@ -305,8 +281,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         if (m.next != null) {
             m.next.cancel(false);
         }
-        m.next = threads.timer().schedule(() -> threads.work().submit(safely(m, task)), Math.max(0, delay.toMillis()),
-                TimeUnit.MILLISECONDS);
+        m.next = threads.later(delay, safely(m, task));
         m.nextCheck = clock.instant().plus(delay.isNegative() ? Duration.ZERO : delay);
     }
 
@@ -375,12 +350,8 @@ public final class CertManager implements CertificateSource, AutoCloseable {
                     }
                 }
                 CertifiedKey fresh = issueWithDeadline(m);
-                try {
-                    store.save(m.issuer.id(), m.name, fresh);
-                } catch (IOException | RuntimeException e) {
-                    // serve it anyway: ordering again would only spend the CA's rate limits
-                    LOG.log(Level.WARNING, "{0}: could not store the new certificate in {1}: {2}; it is served from "
-                            + "memory and ordered again after a restart", m.name, store.dataDir(), e.toString());
+                if (!tryStore(m, fresh, 1)) {
+                    storeLater(m, fresh, 1); // serve it anyway: ordering again would only spend the CA's rate limits
                 }
                 return adopt(m, fresh, "new certificate from " + m.issuer.id());
             }
@@ -395,6 +366,44 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         } finally {
             m.ordering.unlock();
         }
+    }
+
+    /** Stores {@code cert} for {@code m}; false (logged) when the data directory refused it, a full disk say. */
+    private boolean tryStore(ManagedName m, CertifiedKey cert, int attempt) {
+        try {
+            store.save(m.issuer.id(), m.name, cert);
+            if (attempt > 1) {
+                LOG.log(Level.INFO, "{0}: the certificate in service is now stored in {1}", m.name, store.dataDir());
+            }
+            return true;
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.WARNING, "{0}: could not store the new certificate in {1}: {2}; it is served from memory, "
+                    + "and storing it is tried again later", m.name, store.dataDir(), e.toString());
+            return false;
+        }
+    }
+
+    /**
+     * Tries storing {@code cert} again after the retry waits, for as long as it is the one {@code m} serves, under
+     * the name's locks (so that an older certificate never overwrites a newer one another order stored).
+     */
+    private void storeLater(ManagedName m, CertifiedKey cert, int failures) {
+        Duration wait = retry.after(failures);
+        threads.later(wait, safely(m, () -> {
+            if (m.current != cert || m.retired) {
+                return; // replaced or no longer served: nothing of it to keep
+            }
+            m.ordering.lock();
+            try (NameLock held = store.tryLock(m.issuer.id(), m.name).orElse(null)) {
+                if (held == null || m.current == cert && !tryStore(m, cert, failures + 1)) {
+                    storeLater(m, cert, failures + 1);
+                }
+            } catch (IOException e) {
+                storeLater(m, cert, failures + 1);
+            } finally {
+                m.ordering.unlock();
+            }
+        }));
     }
 
     /** The issuer's answer, or a failure after {@link #ISSUE_DEADLINE}: a CA that stalls must not hang a name. */
@@ -494,11 +503,10 @@ public final class CertManager implements CertificateSource, AutoCloseable {
     /** Stops scheduling; orders in flight are abandoned (their names are ordered again at the next start). */
     @Override
     public synchronized void close() {
-        Threads running = threads;
+        CertThreads running = threads;
         state = State.CLOSED;
         if (running != null) {
-            running.timer().shutdownNow();
-            running.work().shutdownNow();
+            running.close();
         }
     }
 }

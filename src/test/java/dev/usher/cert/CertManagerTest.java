@@ -55,8 +55,8 @@ class CertManagerTest {
                     .isSameAs(certificates.certificateFor("b.dev.localhost")).isNotNull();
             assertThat(certificates.certificateFor("a.b.dev.localhost")).isNull();
             assertThat(certificates.certificateFor("other.localhost")).isNull();
-            assertThat(certificates.status()).extracting(CertManager.CertificateStatus::name,
-                            CertManager.CertificateStatus::issuer, CertManager.CertificateStatus::state)
+            assertThat(certificates.status()).extracting(CertificateStatus::name,
+                            CertificateStatus::issuer, CertificateStatus::state)
                     .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("app.localhost", "local", "valid"),
                             org.assertj.core.groups.Tuple.tuple("*.dev.localhost", "local", "valid"));
         }
@@ -71,7 +71,7 @@ class CertManagerTest {
             certificates.apply(config("  app.localhost: 127.0.0.1:10\n"));
             assertThat(certificates.certificateFor("old.localhost")).isNull();
             assertThat(certificates.certificateFor("app.localhost")).isSameAs(app);
-            assertThat(certificates.status()).extracting(CertManager.CertificateStatus::name)
+            assertThat(certificates.status()).extracting(CertificateStatus::name)
                     .containsExactly("app.localhost");
         }
     }

@@ -54,10 +54,10 @@ class ClockJumpTest {
         }
     }
 
-    private static CertManager.CertificateStatus awaitStatus(CertManager certs, java.util.function.Predicate<
-            CertManager.CertificateStatus> wanted) throws InterruptedException {
+    private static CertificateStatus awaitStatus(CertManager certs, java.util.function.Predicate<
+            CertificateStatus> wanted) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        CertManager.CertificateStatus last = null;
+        CertificateStatus last = null;
         while (System.nanoTime() < deadline) {
             last = certs.status().getFirst();
             if (wanted.test(last)) {
@@ -81,14 +81,14 @@ class ClockJumpTest {
                 Duration.ofMillis(300))) {
             certs.start();
             certs.apply(config);
-            CertManager.CertificateStatus first = certs.status().getFirst();
+            CertificateStatus first = certs.status().getFirst();
             assertThat(first.state()).isEqualTo("valid");
             Instant start = clock.instant();
             assertThat(first.notAfter()).isBetween(start.plus(Duration.ofDays(6)), start.plus(Duration.ofDays(8)));
 
             clock.forward(Duration.ofDays(7).plusHours(1)); // past the certificate's end by the new clock
             Instant jumped = clock.instant();
-            CertManager.CertificateStatus renewed = awaitStatus(certs, s -> !s.sha256().equals(first.sha256()));
+            CertificateStatus renewed = awaitStatus(certs, s -> !s.sha256().equals(first.sha256()));
             assertThat(renewed.state()).isEqualTo("valid");
             assertThat(renewed.notBefore()).isAfter(jumped.minus(Duration.ofDays(1)));
             assertThat(renewed.notAfter()).isAfter(jumped.plus(Duration.ofDays(6)));
@@ -100,7 +100,7 @@ class ClockJumpTest {
             assertThat(certs.status().getFirst().sha256()).isEqualTo(renewed.sha256());
 
             clock.forward(Duration.ofDays(5)); // past two thirds of the new one's life: due again, renewed again
-            CertManager.CertificateStatus again = awaitStatus(certs, s -> !s.sha256().equals(renewed.sha256()));
+            CertificateStatus again = awaitStatus(certs, s -> !s.sha256().equals(renewed.sha256()));
             assertThat(again.notAfter()).isAfter(clock.instant().plus(Duration.ofDays(6)));
         }
     }
@@ -126,7 +126,7 @@ class ClockJumpTest {
                 Duration.ofSeconds(10), clock, Duration.ofHours(6))) {
             certs.start();
             certs.apply(config);
-            CertManager.CertificateStatus status = certs.status().getFirst();
+            CertificateStatus status = certs.status().getFirst();
             assertThat(status.sha256()).isNotEqualTo(before);
             assertThat(status.state()).isEqualTo("valid");
             assertThat(status.notAfter()).isAfter(clock.instant().plus(Duration.ofDays(6)));

@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * needs root, as CI has) filled to the last byte. Saving the config from the admin UI answers with an error that
  * says the disk is full, and the file, its backups and the running config are as they were; storing a certificate
  * fails with the same plain reason and leaves the stored pair whole and loadable. Once space is freed, the same
- * save and the same store succeed.
+ * save and the same store succeed; a certificate the running Usher could not store is stored once there is room.
  */
 class FullDiskTest {
     Path mount;
@@ -62,7 +62,8 @@ class FullDiskTest {
                 sites:
                   app.localhost: 127.0.0.1:%d
                 """.formatted(backend.port()));
-        usher = Usher.start(ConfigLoader.load(file), 1, Retry.DEFAULT, Duration.ofSeconds(1));
+        usher = Usher.start(ConfigLoader.load(file), 1, new Retry(Duration.ofMillis(200), Duration.ofSeconds(1)),
+                Duration.ofSeconds(1));
         reloader = usher.reloadFrom(file);
     }
 
@@ -199,11 +200,21 @@ class FullDiskTest {
         assertThat(store.load(LocalCa.ID, "app.localhost")).get()
                 .extracting(CertifiedKey::sha256).isEqualTo(old.get().sha256());
 
+        // Once there is room again, Usher stores the certificate it serves by itself (no new order).
+        String served = usher.certificates().certificateFor("app.localhost").sha256();
         free(filler);
+        deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!store.load(LocalCa.ID, "app.localhost").map(CertifiedKey::sha256).orElse("").equals(served)
+                && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(store.load(LocalCa.ID, "app.localhost")).get()
+                .extracting(CertifiedKey::sha256).isEqualTo(served);
+        assertThat(usher.certificates().certificateFor("app.localhost").sha256()).isEqualTo(served);
+        assertThat(files().keySet()).as("no temporary file left from the failed stores")
+                .isEqualTo(before.keySet());
         store.save(LocalCa.ID, "app.localhost", fresh);
         assertThat(store.load(LocalCa.ID, "app.localhost")).get()
                 .extracting(CertifiedKey::sha256).isEqualTo(fresh.sha256());
-        assertThat(files().keySet()).as("no temporary file left from the failed store")
-                .isEqualTo(before.keySet());
     }
 }
