@@ -13,8 +13,6 @@ import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
  * Netty's frame codec, strict about frames on client streams that are no longer open. Netty answers HEADERS or DATA
@@ -38,13 +36,10 @@ final class Http2StrictFrameCodec extends Http2FrameCodec {
      */
     static final int REMEMBERED = 1024;
 
-    /** Id of a recently closed client stream → whether Usher reset it. */
-    private final Map<Integer, Boolean> closed = new LinkedHashMap<>(64, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Integer, Boolean> eldest) {
-            return size() > REMEMBERED;
-        }
-    };
+    /** The recently closed client streams: their ids in a ring (0: free), and whether Usher reset each. */
+    private final int[] closedIds = new int[REMEMBERED];
+    private final boolean[] closedByReset = new boolean[REMEMBERED];
+    private int nextSlot;
 
     private Http2StrictFrameCodec(Http2ConnectionEncoder encoder, Http2ConnectionDecoder decoder,
                                   Http2Settings settings, boolean decoupleCloseAndGoAway, boolean flushPreface) {
@@ -54,10 +49,27 @@ final class Http2StrictFrameCodec extends Http2FrameCodec {
             @Override
             public void onStreamClosed(Http2Stream stream) {
                 if (connection.remote().isValidStreamId(stream.id())) {
-                    closed.put(stream.id(), stream.isResetSent());
+                    remember(stream.id(), stream.isResetSent());
                 }
             }
         });
+    }
+
+    // A ring of primitives rather than a map: closing a stream is on every request's path and allocates nothing.
+    private void remember(int id, boolean resetByUs) {
+        closedIds[nextSlot] = id;
+        closedByReset[nextSlot] = resetByUs;
+        nextSlot = (nextSlot + 1) % REMEMBERED;
+    }
+
+    /** Whether Usher reset closed stream {@code id}; null when it is not remembered (only on the error path). */
+    private Boolean resetByUs(int id) {
+        for (int i = 0; i < REMEMBERED; i++) {
+            if (closedIds[i] == id) {
+                return closedByReset[i];
+            }
+        }
+        return null;
     }
 
     /** A server-side builder of this codec, with all of Netty's options. */
@@ -92,7 +104,7 @@ final class Http2StrictFrameCodec extends Http2FrameCodec {
         if (open != null || stream.error() != Http2Error.STREAM_CLOSED || !connection.remote().isValidStreamId(id)) {
             return null;
         }
-        Boolean resetByUs = closed.get(id);
+        Boolean resetByUs = resetByUs(id);
         if (resetByUs == null) {
             return Http2Exception.connectionError(Http2Error.PROTOCOL_ERROR,
                     "a frame on stream %d, below the last stream opened (%d), which is not in use", id,
