@@ -43,7 +43,7 @@ public enum Format {
      */
     public Conversion read(Path source, Path certs) throws ImportException {
         return switch (this) {
-            case NPM -> throw new ImportException("npm: not yet");
+            case NPM -> NpmImport.read(source, certs);
             case CADDY -> throw new ImportException("caddy: not yet");
             case TRAEFIK -> throw new ImportException("traefik: not yet");
             case SSLDOCKER -> SslDockerImport.read(source, certs);

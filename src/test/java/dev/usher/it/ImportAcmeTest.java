@@ -77,6 +77,25 @@ class ImportAcmeTest {
                 "due.ssldocker.example.com");
     }
 
+    @Test
+    void npm() throws Exception {
+        Path dir = Files.createDirectories(work.resolve("npm"));
+        TestCerts.Pair kept = fresh("kept.npm.example.com");
+        TestCerts.Pair renewed = due("due.npm.example.com");
+        try (dev.usher.migrate.NpmFixture npm = dev.usher.migrate.NpmFixture.create(dir.resolve("data"))) {
+            for (String name : List.of("kept.npm.example.com", "due.npm.example.com")) {
+                int cert = npm.insert("certificate", java.util.Map.of("provider", "letsencrypt", "domain_names",
+                        dev.usher.migrate.NpmFixture.names(name), "expires_on", "2027-01-01 00:00:00"));
+                npm.letsencrypt(dir.resolve("letsencrypt"), cert, name.startsWith("kept") ? kept : renewed);
+                npm.insert("proxy_host", java.util.Map.of("domain_names", dev.usher.migrate.NpmFixture.names(name),
+                        "forward_host", "127.0.0.1", "forward_port", backend.port(), "certificate_id", cert,
+                        "ssl_forced", 1));
+            }
+        }
+        importThenRun(List.of("npm", dir.resolve("data/database.sqlite").toString()), dir, kept,
+                "kept.npm.example.com", renewed, "due.npm.example.com");
+    }
+
     /**
      * Imports with {@code args}, checks the file, runs Usher on it (on the test's ports), and checks what it serves
      * and what Pebble was asked.
