@@ -45,7 +45,7 @@ public enum Format {
         return switch (this) {
             case NPM -> NpmImport.read(source, certs);
             case CADDY -> throw new ImportException("caddy: not yet");
-            case TRAEFIK -> throw new ImportException("traefik: not yet");
+            case TRAEFIK -> TraefikImport.read(source, certs);
             case SSLDOCKER -> SslDockerImport.read(source, certs);
         };
     }
