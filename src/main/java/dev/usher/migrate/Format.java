@@ -44,7 +44,7 @@ public enum Format {
     public Conversion read(Path source, Path certs) throws ImportException {
         return switch (this) {
             case NPM -> NpmImport.read(source, certs);
-            case CADDY -> throw new ImportException("caddy: not yet");
+            case CADDY -> CaddyImport.read(source, certs);
             case TRAEFIK -> TraefikImport.read(source, certs);
             case SSLDOCKER -> SslDockerImport.read(source, certs);
         };
