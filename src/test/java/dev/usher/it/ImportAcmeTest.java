@@ -96,6 +96,58 @@ class ImportAcmeTest {
                 "kept.npm.example.com", renewed, "due.npm.example.com");
     }
 
+    @Test
+    void caddy() throws Exception {
+        Path dir = Files.createDirectories(work.resolve("caddy"));
+        TestCerts.Pair kept = fresh("kept.caddy.example.com");
+        TestCerts.Pair renewed = due("due.caddy.example.com");
+        Path storage = dir.resolve("caddy-data");
+        dev.usher.migrate.CaddyImportTestAccess.caddyCert(storage, "acme-v02.api.letsencrypt.org-directory",
+                "kept.caddy.example.com", kept);
+        dev.usher.migrate.CaddyImportTestAccess.caddyCert(storage, "acme-v02.api.letsencrypt.org-directory",
+                "due.caddy.example.com", renewed);
+        Path caddyfile = Files.writeString(dir.resolve("Caddyfile"), """
+                kept.caddy.example.com, due.caddy.example.com {
+                	reverse_proxy %s
+                }
+                """.formatted(Servers.address(backend)));
+        importThenRun(List.of("caddy", caddyfile.toString(), "--certs", storage.toString()), dir, kept,
+                "kept.caddy.example.com", renewed, "due.caddy.example.com");
+    }
+
+    @Test
+    void traefik() throws Exception {
+        Path dir = Files.createDirectories(work.resolve("traefik"));
+        TestCerts.Pair kept = fresh("kept.traefik.example.com");
+        TestCerts.Pair renewed = due("due.traefik.example.com");
+        java.util.Base64.Encoder b64 = java.util.Base64.getEncoder();
+        Files.writeString(dir.resolve("acme.json"), """
+                {"le": {"Account": {"Email": "ops@example.com"}, "Certificates": [
+                  {"domain": {"main": "kept.traefik.example.com"}, "certificate": "%s", "key": "%s", "Store": "default"},
+                  {"domain": {"main": "due.traefik.example.com"}, "certificate": "%s", "key": "%s", "Store": "default"}
+                ]}}
+                """.formatted(b64.encodeToString(kept.certPem().getBytes(StandardCharsets.US_ASCII)),
+                b64.encodeToString(kept.keyPem().getBytes(StandardCharsets.US_ASCII)),
+                b64.encodeToString(renewed.certPem().getBytes(StandardCharsets.US_ASCII)),
+                b64.encodeToString(renewed.keyPem().getBytes(StandardCharsets.US_ASCII))));
+        Path dynamic = Files.writeString(dir.resolve("dynamic.yml"), """
+                http:
+                  routers:
+                    web:
+                      rule: "Host(`kept.traefik.example.com`) || Host(`due.traefik.example.com`)"
+                      entryPoints: [websecure]
+                      service: app
+                      tls: {certResolver: le}
+                  services:
+                    app:
+                      loadBalancer:
+                        servers:
+                          - url: "http://%s"
+                """.formatted(Servers.address(backend)));
+        importThenRun(List.of("traefik", dynamic.toString()), dir, kept, "kept.traefik.example.com", renewed,
+                "due.traefik.example.com");
+    }
+
     /**
      * Imports with {@code args}, checks the file, runs Usher on it (on the test's ports), and checks what it serves
      * and what Pebble was asked.
