@@ -458,27 +458,29 @@ final class TomlReader {
     private void endOfLine() throws TomlException {
         spaces();
         comment();
-        if (text.startsWith("\r\n", at)) {
-            at += 2;
-        } else if (at < text.length() && text.charAt(at) == '\n') {
-            at++;
-        } else if (at < text.length()) {
+        if (!newline() && at < text.length()) {
             throw error("expected the end of the line");
         }
     }
 
     private void skipBlankLines() throws TomlException {
-        while (at < text.length()) {
+        do {
             spaces();
             comment();
-            if (text.startsWith("\r\n", at)) {
-                at += 2;
-            } else if (at < text.length() && text.charAt(at) == '\n') {
-                at++;
-            } else {
-                return;
-            }
+        } while (newline());
+    }
+
+    /** Consumes one line break ({@code \n} or {@code \r\n}); false when none is here. */
+    private boolean newline() {
+        if (text.startsWith("\r\n", at)) {
+            at += 2;
+            return true;
         }
+        if (at < text.length() && text.charAt(at) == '\n') {
+            at++;
+            return true;
+        }
+        return false;
     }
 
     private void skipSpaceCommentsAndNewlines() throws TomlException {
