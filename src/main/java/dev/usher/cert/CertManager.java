@@ -82,6 +82,15 @@ public final class CertManager implements CertificateSource, AutoCloseable {
     /** Where a manager is in its life: {@link #apply} needs {@link #start} first; nothing runs after {@link #close}. */
     private enum State { NEW, STARTED, CLOSED }
 
+    /**
+     * The issuer id under which certificates from the ACME CA at {@code directory} are kept in the data directory
+     * ({@code certificates/<id>/<name>/}): a certificate stored there is served at start and renewed from that CA
+     * when due, with no order before then ({@code usher import} stores under it).
+     */
+    public static String acmeIssuerId(java.net.URI directory) {
+        return AcmeIssuer.idFor(directory);
+    }
+
     /** Starts the timer thread that schedules orders, renewals and file checks. Only the first call does anything. */
     public synchronized void start() {
         if (state != State.NEW) {

@@ -50,6 +50,11 @@ public record CertifiedKey(List<X509Certificate> chain, PrivateKey key) {
         return notAfter().minus(lifetime().dividedBy(3));
     }
 
+    /** True when a DNS or IP subject alternative name of the leaf matches {@code name} (a wildcard too). */
+    public boolean covers(String name) {
+        return CertificateFiles.covers(leaf(), name.toLowerCase(java.util.Locale.ROOT));
+    }
+
     /** Lower-case hex SHA-256 of the leaf's DER encoding: the fingerprint browsers and {@code openssl} show. */
     public String sha256() {
         try {

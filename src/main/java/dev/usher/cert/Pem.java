@@ -47,9 +47,13 @@ public final class Pem {
 
     /** The certificates in {@code file}, in file order (a chain: leaf first). Never empty. */
     public static List<X509Certificate> readCertificates(Path file) throws IOException {
+        return readCertificates(read(file), file);
+    }
+
+    private static List<X509Certificate> readCertificates(String text, Path file) throws IOException {
         List<X509Certificate> certs = new ArrayList<>();
         JcaX509CertificateConverter converter = new JcaX509CertificateConverter();
-        for (Object o : parse(file)) {
+        for (Object o : parse(text, file)) {
             if (o instanceof X509CertificateHolder holder) {
                 try {
                     certs.add(converter.getCertificate(holder));
@@ -75,8 +79,25 @@ public final class Pem {
      * @throws PemException when either file has no usable content or the key is not the leaf certificate's
      */
     public static CertifiedKey readCertifiedKey(Path certFile, Path keyFile) throws IOException {
-        List<X509Certificate> chain = readCertificates(certFile);
-        KeyHalves halves = readKeyHalves(keyFile);
+        return readCertifiedKey(read(certFile), certFile, read(keyFile), keyFile);
+    }
+
+    /**
+     * A certificate chain and its key from PEM text held in memory (an {@code acme.json}, a database row), checked to
+     * belong together; {@code certSource} and {@code keySource} name where the text came from in messages.
+     *
+     * @throws IOException (a {@code PemException}) when either text has no usable content or the key is not the
+     *                     leaf certificate's
+     */
+    public static CertifiedKey readCertifiedKey(String certPem, String certSource, String keyPem, String keySource)
+            throws IOException {
+        return readCertifiedKey(certPem, Path.of(certSource), keyPem, Path.of(keySource));
+    }
+
+    private static CertifiedKey readCertifiedKey(String certText, Path certFile, String keyText, Path keyFile)
+            throws IOException {
+        List<X509Certificate> chain = readCertificates(certText, certFile);
+        KeyHalves halves = readKeyHalves(keyText, keyFile);
         PrivateKey key = halves.privateKey();
         PublicKey leaf = chain.get(0).getPublicKey();
         // The public key the key file carries (openssl writes it into EC and RSA keys) is compared first: signing
@@ -164,7 +185,7 @@ public final class Pem {
     }
 
     private static KeyPair readKeyPair(Path file, boolean needPublic) throws IOException {
-        KeyHalves halves = readKeyHalves(file);
+        KeyHalves halves = readKeyHalves(read(file), file);
         PrivateKey priv = halves.privateKey();
         PublicKey pub = halves.publicKey();
         if (needPublic && (pub == null || !matches(priv, pub))) {
@@ -182,13 +203,13 @@ public final class Pem {
     private record KeyHalves(PrivateKey privateKey, PublicKey publicKey, SubjectPublicKeyInfo carried) {
     }
 
-    private static KeyHalves readKeyHalves(Path file) throws IOException {
+    private static KeyHalves readKeyHalves(String text, Path file) throws IOException {
         JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
         PrivateKey priv = null;
         PublicKey pub = null;
         SubjectPublicKeyInfo carried = null;
         try {
-            for (Object o : parse(file)) {
+            for (Object o : parse(text, file)) {
                 if (o instanceof PEMEncryptedKeyPair || o instanceof PKCS8EncryptedPrivateKeyInfo) {
                     throw new PemException(file, "the private key is encrypted; Usher needs it unencrypted "
                             + "(openssl pkey -in FILE -out PLAIN)");
@@ -282,8 +303,11 @@ public final class Pem {
         };
     }
 
-    private static List<Object> parse(Path file) throws IOException {
-        String text = Files.readString(file, StandardCharsets.ISO_8859_1);
+    private static String read(Path file) throws IOException {
+        return Files.readString(file, StandardCharsets.ISO_8859_1);
+    }
+
+    private static List<Object> parse(String text, Path file) throws IOException {
         List<Object> objects = new ArrayList<>();
         try (PEMParser parser = new PEMParser(new StringReader(text))) {
             for (Object o = parser.readObject(); o != null; o = parser.readObject()) {

@@ -51,6 +51,7 @@ public final class Cli {
             case "renew" -> new CertificateCommands(out, err).renew(rest);
             case "reload" -> new ReloadCommand(out, err).run(rest);
             case "trust" -> new CertificateCommands(out, err).trust(rest);
+            case "import" -> new ImportCommand(out, err).run(rest);
             case "train" -> Training.command(rest, err); // used by the launcher to record an AOT cache; not in --help
             case "version", "--version", "-v" -> {
                 out.println("usher " + version() + " (Java " + Runtime.version().feature() + ", "
@@ -96,6 +97,9 @@ public final class Cli {
                                                         a bcrypt hash for basic_auth or admin.password
                   usher renew NAME [--config FILE]      ask the running Usher to get a new certificate for NAME now
                   usher trust [--config FILE]           where the local CA's root is, and how to trust it
+                  usher import npm|caddy|traefik|ssldocker SOURCE [-o FILE] [--data DIR] [--dry-run]
+                                                        write usher.yaml and the certificates from another
+                                                        proxy's set-up (usher import --help for the options)
                   usher version                         print the version
                   usher --help                          this text
 
