@@ -142,11 +142,9 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
         closing = true;
         responseTimer.close();
         releaseLater();
-        if (exchange != null) {
-            ProxyExchange gone = exchange;
-            exchange = null;
-            gone.clientClosed();
-        }
+        ProxyExchange gone = exchange; // cleared first: the teardown may call back into this handler
+        exchange = null;
+        ProxyExchange.abandon(gone);
         ctx.fireChannelInactive();
     }
 

@@ -250,11 +250,9 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
         bodyTimeout.stop();
         // The stream ended: normally after the response, or early by a client RST_STREAM, a GOAWAY or the
         // connection closing. An exchange still running is abandoned and its backend connection closed.
-        if (exchange != null) {
-            ProxyExchange gone = exchange;
-            exchange = null;
-            gone.clientClosed();
-        }
+        ProxyExchange gone = exchange; // cleared first: the teardown may call back into this handler
+        exchange = null;
+        ProxyExchange.abandon(gone);
         ctx.fireChannelInactive();
     }
 

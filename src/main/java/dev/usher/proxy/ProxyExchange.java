@@ -398,6 +398,13 @@ final class ProxyExchange implements UpstreamListener {
         fail(HttpResponseStatus.REQUEST_TIMEOUT);
     }
 
+    /** The client of {@code exchange} went away, when there is one running (null: none). */
+    static void abandon(ProxyExchange exchange) {
+        if (exchange != null) {
+            exchange.clientClosed();
+        }
+    }
+
     /** The client went away: whatever the backend connection is in the middle of, it cannot be reused. */
     void clientClosed() {
         if (ending == null) {
