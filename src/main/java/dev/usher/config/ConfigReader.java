@@ -93,14 +93,15 @@ final class ConfigReader {
         Limits limits = section(top.get("limits")).map(this::limits).orElse(Limits.DEFAULTS);
         AccessLogSetting accessLog = top.containsKey("access_log") ? accessLog(top.get("access_log"))
                 : AccessLogSetting.OFF;
+        AcmeReader acmeReader = new AcmeReader(walker, values, baseDir, env);
+        AcmeSettings acme = acmeReader.read(section(top.get("email")), section(top.get("acme")));
         List<Site> sites = section(top.get("sites"))
-                .map(f -> new SitesReader(walker, values, baseDir, listen.httpsOn()).read(f, timeouts, limits,
-                        accessLog.on()))
+                .map(f -> new SitesReader(walker, values, baseDir, listen.httpsOn(),
+                        new DnsReader(walker, values, baseDir, env), acmeReader.dnsWritten())
+                        .read(f, timeouts, limits, accessLog.on()))
                 .orElse(List.of());
         List<Cidr> trustedProxies = section(top.get("trusted_proxies"))
                 .flatMap(f -> values.cidrs(f, true, "")).orElse(List.of());
-        AcmeSettings acme = new AcmeReader(walker, values, baseDir).read(section(top.get("email")),
-                section(top.get("acme")));
         AdminSetting adminSetting = top.containsKey("admin") ? admin(top.get("admin"))
                 : new AdminSetting(UsherConfig.DEFAULT_ADMIN, null, null);
         ListenAddress admin = adminSetting.listen();

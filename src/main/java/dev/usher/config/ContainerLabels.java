@@ -74,7 +74,8 @@ final class ContainerLabels {
         NodeWalker walker = new NodeWalker(errors);
         MappingNode tree = LabelNodes.mapping(sites, UsherLabels.HOST);
         ScalarNode key = LabelNodes.text("sites", UsherLabels.HOST);
-        List<Site> read = new SitesReader(walker, new Values(walker), baseDir, file.listen().httpsOn())
+        List<Site> read = new SitesReader(walker, new Values(walker), baseDir, file.listen().httpsOn(), null,
+                file.acme().answersDns01())
                 .read(new Field("sites", key, tree, YamlPath.ROOT.key("sites")), file.timeouts(), file.limits(),
                         file.accessLog().on());
         return errors.isEmpty() ? Optional.of(new Announced(read, network.get())) : Optional.empty();

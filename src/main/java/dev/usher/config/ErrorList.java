@@ -61,6 +61,10 @@ final class ErrorList {
         errors.add(new ConfigError(file, line, column, path.text(), message));
     }
 
+    int size() {
+        return errors.size();
+    }
+
     boolean isEmpty() {
         return errors.isEmpty();
     }

@@ -81,6 +81,11 @@ final class NodeWalker {
         return errors.where(node);
     }
 
+    /** How many errors were recorded so far: a reader compares it before and after a part to see if that failed. */
+    int errorCount() {
+        return errors.size();
+    }
+
     /** Reports that {@code node} is not what was expected, saying what it is. */
     void typeError(Node node, YamlPath path, String expected) {
         error(node, path, "expected " + expected + ", found " + describe(node));

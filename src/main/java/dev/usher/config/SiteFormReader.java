@@ -65,6 +65,10 @@ final class SiteFormReader {
             if (!key.equals("to") && !key.equals("health") && !key.equals("tls") && !(v instanceof ScalarNode)) {
                 return false;
             }
+            if (key.equals("tls") && v instanceof MappingNode tls && !tls.getValue().stream()
+                    .allMatch(f -> keyText(f).equals("cert") || keyText(f).equals("key"))) {
+                return false; // DNS-01 settings or a shared wildcard: more than the form's certificate files
+            }
         }
         return hasTo;
     }
@@ -115,7 +119,10 @@ final class SiteFormReader {
             switch (keyText(t)) {
                 case "to" -> ups = upstreams(v);
                 case "tls" -> {
-                    if (v instanceof MappingNode files) {
+                    if (v instanceof MappingNode files && files.getValue().stream()
+                            .noneMatch(f -> keyText(f).equals("cert") || keyText(f).equals("key"))) {
+                        tls = files.getValue().stream().anyMatch(f -> keyText(f).equals("dns")) ? "acme" : "auto";
+                    } else if (v instanceof MappingNode files) {
                         tls = "files";
                         for (NodeTuple f : files.getValue()) {
                             String fileText = f.getValueNode() instanceof ScalarNode s ? s.getValue() : null;

@@ -95,27 +95,65 @@ final class SitesReader {
     private final Values values;
     private final TlsReader tls;
 
-    /** {@code baseDir}: where relative certificate paths start; {@code httpsOn}: false when listen.https is off. */
-    SitesReader(NodeWalker walker, Values values, java.nio.file.Path baseDir, boolean httpsOn) {
+    /**
+     * @param baseDir     where relative certificate paths start
+     * @param httpsOn     false when listen.https is off
+     * @param siteDns     reads a site's own {@code tls.dns}; null where sites may not have one (container labels:
+     *                    it names programs and secret files of this machine)
+     * @param globalDns01 true when {@code acme.dns} is written
+     */
+    SitesReader(NodeWalker walker, Values values, java.nio.file.Path baseDir, boolean httpsOn, DnsReader siteDns,
+                boolean globalDns01) {
         this.walker = walker;
         this.values = values;
-        this.tls = new TlsReader(walker, values, baseDir, httpsOn);
+        this.tls = new TlsReader(walker, values, baseDir, httpsOn, siteDns, globalDns01);
     }
 
     /** {@code accessLog}: the top-level access log setting, which a site follows unless it has its own. */
     List<Site> read(Field sites, Timeouts timeouts, Limits limits, boolean accessLog) {
         List<Site> result = new ArrayList<>();
         Map<String, FirstSeen> seen = new HashMap<>();
+        Map<String, Site> certificates = new HashMap<>();
         for (Field field : walker.entries(sites.value(), sites.path(), "a mapping of site names to upstreams",
                 "site name")) {
             Optional<SiteNames.SiteName> name = siteName(field, seen);
             Optional<Site> site = site(field, name.orElse(new SiteNames.SiteName(field.key(), false)), timeouts,
                     limits, accessLog);
-            if (name.isPresent()) {
-                site.ifPresent(result::add);
+            if (name.isPresent() && site.isPresent() && sharesAlike(field, site.get(), certificates)) {
+                result.add(site.get());
             }
         }
         return result;
+    }
+
+    /**
+     * True unless {@code site} shares its certificate ({@code tls: {wildcard: true}}, or a wildcard site) with an
+     * earlier site that would get it another way: one certificate has one source.
+     */
+    private boolean sharesAlike(Field field, Site site, Map<String, Site> certificates) {
+        if (!site.https()) {
+            return true;
+        }
+        String certificate = site.tls().certificateName(site.name());
+        Site first = certificates.putIfAbsent(certificate, site);
+        if (first == null || first.tls().ofCertificate().equals(site.tls().ofCertificate())) {
+            return true;
+        }
+        walker.error(field.keyNode(), field.path(), "\"" + site.name() + "\" shares the certificate " + certificate
+                + " with \"" + first.name() + "\" (" + (first.line() > 0 ? "line " + first.line() : "from container labels")
+                + "), which gets it " + how(first.tls())
+                + ", while this site asks for it " + how(site.tls()) + "; give both the same tls: settings");
+        return false;
+    }
+
+    private static String how(TlsPolicy policy) {
+        return switch (policy.kind()) {
+            case ACME -> policy.dns() == null ? "through acme: (and acme.dns)"
+                    : "through its own tls.dns (" + policy.dns().describe() + ")";
+            case INTERNAL -> "from the local CA";
+            case FILES -> "from the files " + policy.cert() + " and " + policy.key();
+            case NONE -> "nowhere";
+        };
     }
 
     private Optional<SiteNames.SiteName> siteName(Field field, Map<String, FirstSeen> seen) {
