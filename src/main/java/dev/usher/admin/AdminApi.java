@@ -211,11 +211,8 @@ final class AdminApi {
             return unreadable(file, e);
         }
         Map<String, Long> counts = recent.lastMinute();
-        Map<String, CertificateStatus> certs = new java.util.HashMap<>();
         CertManager manager = certificates.get();
-        if (manager != null) {
-            manager.status().forEach(s -> certs.put(s.name(), s));
-        }
+        Map<String, CertificateStatus> certs = manager == null ? Map.of() : manager.statusBySite();
         StringBuilder out = new StringBuilder("{\"version\":").append(Json.string(file.version()))
                 .append(",\"sites\":[");
         for (int i = 0; i < entries.size(); i++) {

@@ -1,10 +1,10 @@
 package dev.usher.cert;
 
 import dev.usher.config.AcmeSettings;
-import dev.usher.config.AcmeSettings.ChallengeType;
+import dev.usher.dns.DnsChallenges;
+import dev.usher.dns.DnsException;
 import org.bouncycastle.jce.provider.BouncyCastleProvider;
 import org.shredzone.acme4j.AccountBuilder;
-import org.shredzone.acme4j.Authorization;
 import org.shredzone.acme4j.Certificate;
 import org.shredzone.acme4j.Identifier;
 import org.shredzone.acme4j.Login;
@@ -14,7 +14,6 @@ import org.shredzone.acme4j.Problem;
 import org.shredzone.acme4j.RenewalInfo;
 import org.shredzone.acme4j.Session;
 import org.shredzone.acme4j.Status;
-import org.shredzone.acme4j.challenge.Challenge;
 import org.shredzone.acme4j.connector.Resource;
 import org.shredzone.acme4j.exception.AcmeException;
 import org.shredzone.acme4j.exception.AcmeLazyLoadingException;
@@ -45,8 +44,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * through {@link ChallengeAnswers}, which Usher's HTTP and TLS listeners serve.
  *
  * <p>One {@code issue(name)}: account (created on first use with the key from the {@link AccountStore}, terms of
- * service agreed), a new order for the one name, for each pending authorization the first challenge type of
- * {@code acme.challenges} that the CA offers (published, triggered, polled until valid or invalid, always withdrawn),
+ * service agreed), a new order for the one name (a wildcard validated over DNS-01 also names its base:
+ * {@code *.example.com} and {@code example.com}), its authorizations proven together by a {@link ChallengeRound},
  * then a CSR for a new EC P-256 key, and the chain downloaded. Every step is logged at INFO on one line.
  *
  * <p>Renewal: {@link #renewalTime} asks the CA's ARI endpoint (RFC 9773) when it has one. The certificate asked
@@ -79,6 +78,8 @@ final class AcmeIssuer implements Issuer {
     private final Map<String, X509Certificate> replacing = new ConcurrentHashMap<>();
     /** The TLS-ALPN-01 challenge certificate key: acme4j signs it with SHA256withRSA, so RSA; one per issuer. */
     private KeyPair challengeKey;
+    /** DNS-01 through {@code settings.dns()}: opened at the first order that needs it (loads dnsjava); or null. */
+    private DnsChallenges dns;
 
     private record KnownAccount(KeyPair key, URL location) {
     }
@@ -128,9 +129,7 @@ final class AcmeIssuer implements Issuer {
             Session session = session();
             Login login = login(session, accountKey);
             Order order = newOrder(session, login, name);
-            for (Authorization authorization : order.getAuthorizations()) {
-                authorize(authorization);
-            }
+            new ChallengeRound(settings, answers, this::challengeKey, dnsChallenges()).prove(order.getAuthorizations());
             step = "finishing the order for " + name;
             Status ready = AcmePolling.await(order, Set.of(Status.READY, Status.INVALID), READY_TIMEOUT);
             if (ready != Status.READY) {
@@ -241,7 +240,7 @@ final class AcmeIssuer implements Issuer {
         X509Certificate old = replacing.get(name.toLowerCase(Locale.ROOT));
         if (old != null && session.resourceUrlOptional(Resource.RENEWAL_INFO).isPresent()) {
             try {
-                return login.newOrder().identifier(identifier(name)).replaces(old).create();
+                return login.newOrder().identifiers(identifiers(name)).replaces(old).create();
             } catch (org.shredzone.acme4j.exception.AcmeRateLimitedException e) {
                 throw e; // asking again at once would only meet the same limit
             } catch (AcmeServerException e) {
@@ -250,52 +249,47 @@ final class AcmeIssuer implements Issuer {
                 replacing.remove(name.toLowerCase(Locale.ROOT), old);
             }
         }
-        OrderBuilder builder = login.newOrder().identifier(identifier(name));
+        OrderBuilder builder = login.newOrder().identifiers(identifiers(name));
         return builder.create();
     }
 
-    /** Proves control of one identifier, unless the CA already considers it proven. */
-    private void authorize(Authorization authorization) throws AcmeException, IssueException, InterruptedException {
-        String name = authorization.getIdentifier().getValue();
-        if (authorization.getStatus() == Status.VALID) {
-            LOG.log(Level.INFO, "{0}: already authorized", name);
-            return;
+    /** The order's names: the one name, and for a wildcard over DNS-01 its base too (the same TXT record name). */
+    private List<Identifier> identifiers(String name) {
+        if (name.startsWith("*.") && settings.answersDns01()) {
+            return List.of(identifier(name), identifier(name.substring(2)));
         }
-        if (authorization.getStatus() != Status.PENDING) {
-            throw new IssueException(name + ": the CA's authorization is " + status(authorization.getStatus()),
-                    null);
-        }
-        Challenge challenge = choose(authorization);
-        AcmeChallenge published = AcmeChallenge.publish(challenge, authorization.getIdentifier(), answers,
-                this::challengeKey);
-        try {
-            challenge.trigger();
-            Status status = AcmePolling.await(challenge, Set.of(Status.VALID, Status.INVALID), CHALLENGE_TIMEOUT);
-            if (status != Status.VALID) {
-                String what = name + ": " + challenge.getType() + " challenge " + status(status);
-                throw challenge.getError().map(p -> new IssueException(what + ": " + AcmeFailures.describe(p), null))
-                        .orElseGet(() -> new IssueException(what + " (the CA gave no reason)", null));
-            }
-            LOG.log(Level.INFO, "{0}: {1} challenge valid", name, challenge.getType());
-        } catch (AcmeException e) {
-            throw AcmeFailures.of(name + ": " + challenge.getType() + " challenge", settings.directory(), e);
-        } finally {
-            published.withdraw();
-        }
+        return List.of(identifier(name));
     }
 
-    /** The first challenge type of {@code acme.challenges} that the CA offers for this authorization. */
-    private Challenge choose(Authorization authorization) throws IssueException {
-        for (ChallengeType type : settings.challenges()) {
-            Optional<Challenge> offered = authorization.findChallenge(type.id());
-            if (offered.isPresent()) {
-                return offered.get();
+    /** The DNS-01 records' keeper, or null without DNS-01. */
+    private synchronized DnsChallenges dnsChallenges() throws IssueException {
+        if (dns == null && settings.dns() != null) {
+            try {
+                dns = DnsChallenges.open(settings.dns());
+            } catch (DnsException e) {
+                throw new IssueException("dns-01: " + e.getMessage(), e);
             }
         }
-        List<String> offered = authorization.getChallenges().stream().map(Challenge::getType).toList();
-        List<String> usable = settings.challenges().stream().map(ChallengeType::id).toList();
-        throw new IssueException(authorization.getIdentifier().getValue() + ": the CA offers " + offered
-                + " challenges, but Usher is set to answer only " + usable, null);
+        return dns;
+    }
+
+    /** An order may take its usual time plus the wait for its DNS records to reach every server. */
+    @Override
+    public Duration deadline() {
+        return settings.dns() == null ? Issuer.super.deadline()
+                : Issuer.super.deadline().plus(settings.dns().propagationTimeout());
+    }
+
+    /** Removes DNS-01 records still in place (orders being stopped) and lets go of the DNS provider. */
+    @Override
+    public void close() {
+        DnsChallenges open;
+        synchronized (this) {
+            open = dns;
+        }
+        if (open != null) {
+            open.close();
+        }
     }
 
     private synchronized KeyPair challengeKey() throws GeneralSecurityException {

@@ -34,8 +34,6 @@ public final class CertManager implements CertificateSource, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(CertManager.class.getName());
     /** Re-evaluate a certificate at least this often: a CA's renewal window (ARI) may move, clocks may jump. */
     private static final Duration RECHECK = Duration.ofHours(6);
-    /** The longest one order may take before it is given up and retried. */
-    private static final Duration ISSUE_DEADLINE = Duration.ofMinutes(10);
 
     private final CertStore store;
     private final ChallengeAnswers answers;
@@ -52,8 +50,10 @@ public final class CertManager implements CertificateSource, AutoCloseable {
     private final CertificatePairs pairs = new CertificatePairs();
     private volatile Map<String, ManagedName> names = Map.of();
     private LocalCa localCa;
-    private AcmeIssuer acme;
-    private AcmeSettings acmeSettings;
+    /** One ACME issuer per distinct settings (the global ones, and a site's own tls.dns); replaced on change. */
+    private Map<AcmeSettings, AcmeIssuer> acme = Map.of();
+    /** Which certificate serves each HTTPS site: its own name, or {@code *.PARENT} with tls: {wildcard: true}. */
+    private volatile Map<String, String> certificateOfSite = Map.of();
 
     /**
      * @param store    the data directory's certificate store
@@ -112,25 +112,33 @@ public final class CertManager implements CertificateSource, AutoCloseable {
                     + ": apply needs start() first, and nothing after close()");
         }
         Map<String, ManagedName> next = new HashMap<>();
+        Map<String, String> ofSite = new HashMap<>();
         List<ManagedName> fresh = new ArrayList<>();
+        Map<AcmeSettings, AcmeIssuer> issuers = new HashMap<>();
         for (Site site : config.sites()) {
             if (!site.https()) {
                 continue;
             }
+            String name = site.tls().certificateName(site.name());
+            TlsPolicy policy = site.tls().ofCertificate();
+            ofSite.put(site.name(), name);
+            if (next.containsKey(name)) {
+                continue; // another site under the same parent (tls: {wildcard: true}) has set it up
+            }
             Issuer issuer;
             try {
-                issuer = issuerFor(site.tls(), config.acme());
+                issuer = issuerFor(policy, config.acme(), issuers);
             } catch (RuntimeException e) {
-                LOG.log(Level.ERROR, "{0}: no certificate can be had: {1}", site.name(), e.getMessage());
+                LOG.log(Level.ERROR, "{0}: no certificate can be had: {1}", name, e.getMessage());
                 continue;
             }
-            ManagedName old = names.get(site.name());
-            if (old != null && old.sameAs(site.tls(), issuer)) {
-                next.put(site.name(), old);
+            ManagedName old = names.get(name);
+            if (old != null && old.sameAs(policy, issuer)) {
+                next.put(name, old);
                 continue;
             }
-            ManagedName managed = new ManagedName(site.name(), site.tls(), issuer);
-            next.put(site.name(), managed);
+            ManagedName managed = new ManagedName(name, policy, issuer);
+            next.put(name, managed);
             fresh.add(managed);
         }
         for (ManagedName old : names.values()) {
@@ -138,7 +146,14 @@ public final class CertManager implements CertificateSource, AutoCloseable {
                 retire(old);
             }
         }
+        for (AcmeIssuer replaced : acme.values()) {
+            if (!issuers.containsValue(replaced)) {
+                threads.work().submit(replaced::close); // waits for its orders in flight to remove their records
+            }
+        }
+        acme = Map.copyOf(issuers);
         names = Map.copyOf(next);
+        certificateOfSite = Map.copyOf(ofSite);
         for (ManagedName managed : fresh) {
             try {
                 begin(managed);
@@ -165,7 +180,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
      * future completes with the new certificate, or exceptionally with the reason it could not be had.
      */
     public CompletableFuture<CertifiedKey> renew(String name) {
-        ManagedName managed = names.get(name);
+        ManagedName managed = names.get(certificateOfSite.getOrDefault(name, name));
         if (managed == null) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("no HTTPS site named " + name));
         }
@@ -205,6 +220,20 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         return localCa().rootCertificate();
     }
 
+    /** The status of the certificate that serves each HTTPS site, by site name. */
+    public Map<String, CertificateStatus> statusBySite() {
+        Map<String, CertificateStatus> byName = new HashMap<>();
+        status().forEach(s -> byName.put(s.name(), s));
+        Map<String, CertificateStatus> bySite = new HashMap<>();
+        certificateOfSite.forEach((site, name) -> {
+            CertificateStatus s = byName.get(name);
+            if (s != null) {
+                bySite.put(site, s);
+            }
+        });
+        return bySite;
+    }
+
     /** What is known about each managed name, for status pages and metrics. */
     public List<CertificateStatus> status() {
         List<CertificateStatus> result = new ArrayList<>();
@@ -220,20 +249,22 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         return result;
     }
 
-    private Issuer issuerFor(TlsPolicy policy, AcmeSettings settings) {
+    /** The issuer for a certificate; ACME ones are kept while their settings stay the same (collected in {@code used}). */
+    private Issuer issuerFor(TlsPolicy policy, AcmeSettings global, Map<AcmeSettings, AcmeIssuer> used) {
         return switch (policy.kind()) {
-            case ACME -> acme(settings);
+            case ACME -> {
+                AcmeSettings settings = policy.dns() == null ? global : global.withDns(policy.dns());
+                AcmeIssuer issuer = used.get(settings);
+                if (issuer == null) {
+                    issuer = acme.get(settings);
+                    issuer = issuer != null ? issuer : new AcmeIssuer(settings, store, answers);
+                    used.put(settings, issuer);
+                }
+                yield issuer;
+            }
             case INTERNAL -> localCa();
             case FILES, NONE -> null;
         };
-    }
-
-    private AcmeIssuer acme(AcmeSettings settings) {
-        if (acme == null || !settings.equals(acmeSettings)) {
-            acme = new AcmeIssuer(settings, store, answers);
-            acmeSettings = settings;
-        }
-        return acme;
     }
 
     private LocalCa localCa() {
@@ -415,11 +446,12 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         }));
     }
 
-    /** The issuer's answer, or a failure after {@link #ISSUE_DEADLINE}: a CA that stalls must not hang a name. */
+    /** The issuer's answer, or a failure after its deadline: a CA that stalls must not hang a name. */
     private CertifiedKey issueWithDeadline(ManagedName m) throws IssueException {
         Future<CertifiedKey> issuing = threads.work().submit(() -> m.issuer.issue(m.name));
+        Duration deadline = m.issuer.deadline();
         try {
-            return issuing.get(ISSUE_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+            return issuing.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.ExecutionException e) {
             if (e.getCause() instanceof IssueException issue) {
                 throw issue;
@@ -427,7 +459,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
             throw new IssueException(String.valueOf(e.getCause()), e.getCause());
         } catch (java.util.concurrent.TimeoutException e) {
             issuing.cancel(true);
-            throw new IssueException(m.issuer.id() + " did not finish within " + human(ISSUE_DEADLINE), e);
+            throw new IssueException(m.issuer.id() + " did not finish within " + human(deadline), e);
         } catch (InterruptedException e) {
             issuing.cancel(true);
             Thread.currentThread().interrupt();
@@ -509,13 +541,21 @@ public final class CertManager implements CertificateSource, AutoCloseable {
                 : s < 7200 ? s / 60 + " min" : s / 3600 + " h";
     }
 
-    /** Stops scheduling; orders in flight are abandoned (their names are ordered again at the next start). */
+    /**
+     * Stops scheduling; orders in flight are abandoned (their names are ordered again at the next start), after they
+     * removed the DNS-01 records they had put in place (a bounded wait).
+     */
     @Override
-    public synchronized void close() {
-        CertThreads running = threads;
-        state = State.CLOSED;
-        if (running != null) {
-            running.close();
+    public void close() {
+        Map<AcmeSettings, AcmeIssuer> issuers;
+        synchronized (this) {
+            CertThreads running = threads;
+            state = State.CLOSED;
+            if (running != null) {
+                running.close();
+            }
+            issuers = acme;
         }
+        issuers.values().forEach(AcmeIssuer::close);
     }
 }

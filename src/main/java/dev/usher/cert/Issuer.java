@@ -1,5 +1,6 @@
 package dev.usher.cert;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -21,5 +22,14 @@ interface Issuer {
      */
     default Optional<Instant> renewalTime(CertifiedKey current) {
         return Optional.empty();
+    }
+
+    /** The longest one {@link #issue} may take before it is given up (and retried later). */
+    default Duration deadline() {
+        return Duration.ofMinutes(10);
+    }
+
+    /** Lets go of what the issuer holds, once Usher no longer uses it; {@link #issue} calls in flight end first. */
+    default void close() {
     }
 }

@@ -56,7 +56,8 @@ final class ExecProvider implements DnsProvider {
                 process.descendants().forEach(ProcessHandle::destroyForcibly);
                 process.destroyForcibly();
                 throw new DnsException("exec: " + program + " " + action + " " + record.fqdn() + " did not finish "
-                        + "within " + settings.timeout().toSeconds() + " s and was stopped" + output.tail());
+                        + "within " + (settings.timeout().toMillis() < 1000 ? settings.timeout().toMillis() + " ms"
+                        : settings.timeout().toSeconds() + " s") + " and was stopped" + output.tail());
             }
             reader.join(1000);
         } catch (InterruptedException e) {

@@ -46,7 +46,8 @@ import javax.net.ssl.TrustManagerFactory;
 
 /**
  * A real Pebble (Let's Encrypt's test CA) for tests, with a {@code pebble-challtestsrv} beside it as its DNS server,
- * resolving every name to 127.0.0.1. Both run as subprocesses on loopback and are stopped by {@link #close()}.
+ * resolving every name to 127.0.0.1, or a DNS server of the test's ({@link Builder#dnsServer}: BIND for DNS-01).
+ * Both run as subprocesses on loopback and are stopped by {@link #close()}.
  *
  * <p>Pebble validates HTTP-01 at {@code 127.0.0.1:httpValidationPort} and TLS-ALPN-01 at
  * {@code 127.0.0.1:tlsValidationPort}: point them at the server under test. Its own HTTPS listener uses a certificate
@@ -105,6 +106,7 @@ public final class Pebble implements AutoCloseable {
         private Duration certificateValidity;
         private int authzReusePercent;
         private Path tlsFiles;
+        private String dnsServer;
 
         public Builder acmePort(int port) {
             this.acmePort = port;
@@ -142,9 +144,21 @@ public final class Pebble implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Resolve through {@code hostAndPort} (e.g. a {@link Bind} server, {@code 127.0.0.1:PORT} or
+         * {@code [::1]:PORT}) instead of a pebble-challtestsrv: DNS-01 is then validated against that server's
+         * records, and no challtestsrv is started.
+         */
+        public Builder dnsServer(String hostAndPort) {
+            this.dnsServer = hostAndPort;
+            return this;
+        }
+
         public Pebble start() {
             requireInstalled(PEBBLE);
-            requireInstalled(CHALLTESTSRV);
+            if (dnsServer == null) {
+                requireInstalled(CHALLTESTSRV);
+            }
             Pebble p = null;
             try {
                 Path dir = Files.createTempDirectory("pebble");
@@ -168,12 +182,16 @@ public final class Pebble implements AutoCloseable {
     }
 
     private void launch(Builder options) throws IOException {
-        int dnsPort = freePort();
+        String dnsServer = options.dnsServer;
         int challtestsrvManagement = freePort();
-        challtestsrv = new ProcessBuilder(CHALLTESTSRV.toString(), "-defaultIPv4", "127.0.0.1", "-defaultIPv6", "",
-                "-dns01", "127.0.0.1:" + dnsPort, "-http01", "", "-https01", "", "-tlsalpn01", "",
-                "-management", "127.0.0.1:" + challtestsrvManagement)
-                .redirectErrorStream(true).redirectOutput(dir.resolve("challtestsrv.log").toFile()).start();
+        if (dnsServer == null) {
+            int dnsPort = freePort();
+            dnsServer = "127.0.0.1:" + dnsPort;
+            challtestsrv = new ProcessBuilder(CHALLTESTSRV.toString(), "-defaultIPv4", "127.0.0.1", "-defaultIPv6",
+                    "", "-dns01", dnsServer, "-http01", "", "-https01", "", "-tlsalpn01", "",
+                    "-management", "127.0.0.1:" + challtestsrvManagement)
+                    .redirectErrorStream(true).redirectOutput(dir.resolve("challtestsrv.log").toFile()).start();
+        }
 
         StringBuilder config = new StringBuilder();
         config.append("{\"pebble\": {")
@@ -192,13 +210,15 @@ public final class Pebble implements AutoCloseable {
         Files.writeString(configFile, config);
 
         ProcessBuilder builder = new ProcessBuilder(PEBBLE.toString(), "-config", configFile.toString(),
-                "-dnsserver", "127.0.0.1:" + dnsPort, "-strict=false")
+                "-dnsserver", dnsServer, "-strict=false")
                 .redirectErrorStream(true).redirectOutput(log.toFile());
         Map<String, String> env = builder.environment();
         env.put("PEBBLE_VA_NOSLEEP", "1");
         env.put("PEBBLE_WFE_NONCEREJECT", "0");
         env.put("PEBBLE_AUTHZREUSE", Integer.toString(options.authzReusePercent));
-        awaitPort(challtestsrv, challtestsrvManagement, "pebble-challtestsrv");
+        if (challtestsrv != null) {
+            awaitPort(challtestsrv, challtestsrvManagement, "pebble-challtestsrv");
+        }
         pebble = builder.start();
         awaitDirectory();
     }
