@@ -72,7 +72,7 @@ final class Propagation {
             if (pending.isEmpty()) {
                 LOG.log(Level.INFO, "{0}: answered by every authoritative server ({1}) after {2} s", names(records),
                         servers.values().stream().flatMap(List::stream).map(DnsLookups.Nameserver::name).distinct()
-                                .toList(), String.format(java.util.Locale.ROOT, "%.1f",
+                                .sorted().toList(), String.format(java.util.Locale.ROOT, "%.1f",
                                 (System.nanoTime() - start) / 1e9));
                 return;
             }

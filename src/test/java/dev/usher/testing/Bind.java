@@ -37,6 +37,11 @@ import java.util.stream.Stream;
  * {@code ns2.ZONE0} AAAA ::1, ZONE0 being the first zone), so a propagation check that asks every authoritative
  * server asks both.
  *
+ * <p>A CA asks a recursive resolver, never the authoritative servers themselves, and only a resolver follows a
+ * CNAME into another zone (BIND serving both zones does not): {@link Builder#resolver()} adds a third {@code named}
+ * on {@code 127.0.0.1:RESOLVER_PORT} that resolves the test zones by asking the secondary (or the primary when there
+ * is none), caching nothing longer than a second; give it to {@code pebble -dnsserver}.
+ *
  * <p>The delay: the primary sends no NOTIFY and the zones' refresh timers are an hour; a watcher here polls the
  * primary's SOA serials and, {@code transferDelay} after one changes, has the secondary refresh through
  * {@code rndc}. {@link #dig} and {@link #nsupdate} use the real {@code dig} and {@code nsupdate}. Processes are
@@ -55,18 +60,20 @@ public final class Bind implements AutoCloseable {
     private final String keyName;
     private final Map<String, List<String>> zones;
     private final Duration transferDelay;
+    private final int resolverPort;
     private final List<Process> processes = new ArrayList<>();
     private Thread watcher;
     private volatile boolean stopping;
 
     private Bind(Path dir, int port, int controlPort, String keyName, Map<String, List<String>> zones,
-                 Duration transferDelay) {
+                 Duration transferDelay, int resolverPort) {
         this.dir = dir;
         this.port = port;
         this.controlPort = controlPort;
         this.keyName = keyName;
         this.zones = zones;
         this.transferDelay = transferDelay;
+        this.resolverPort = resolverPort;
     }
 
     public static Builder builder() {
@@ -78,6 +85,7 @@ public final class Bind implements AutoCloseable {
         private final Map<String, List<String>> zones = new LinkedHashMap<>();
         private Duration transferDelay;
         private String keyName = "usher-test";
+        private boolean resolver;
 
         /** A zone with extra records in zone-file syntax, names relative to the zone: {@code "app IN A 127.0.0.1"}. */
         public Builder zone(String name, String... records) {
@@ -88,6 +96,12 @@ public final class Bind implements AutoCloseable {
         /** A secondary on {@code [::1]}, transferring each change {@code delay} after the primary made it. */
         public Builder secondary(Duration delay) {
             this.transferDelay = delay;
+            return this;
+        }
+
+        /** A recursive resolver for the test zones, as a CA has in front of the authoritative servers. */
+        public Builder resolver() {
+            this.resolver = true;
             return this;
         }
 
@@ -109,7 +123,7 @@ public final class Bind implements AutoCloseable {
             Bind bind = null;
             try {
                 bind = new Bind(Files.createTempDirectory("bind"), Pebble.freePort(), Pebble.freePort(), keyName,
-                        new LinkedHashMap<>(zones), transferDelay);
+                        new LinkedHashMap<>(zones), transferDelay, resolver ? Pebble.freePort() : 0);
                 bind.launch();
                 return bind;
             } catch (IOException | RuntimeException e) {
@@ -158,11 +172,36 @@ public final class Bind implements AutoCloseable {
                     + " };\n" + secondaryZones);
             processes.add(named(secondary));
         }
-        awaitServing("127.0.0.1");
+        awaitServing("127.0.0.1", port);
         if (transferDelay != null) {
-            awaitServing("::1");
+            awaitServing("::1", port);
             watcher = Thread.ofVirtual().name("bind-secondary-delay").start(this::delayTransfers);
         }
+        if (resolverPort != 0) {
+            Path resolving = Files.createDirectories(dir.resolve("resolver"));
+            String upstream = transferDelay != null ? "::1" : "127.0.0.1";
+            StringBuilder forwards = new StringBuilder();
+            for (String zone : zones.keySet()) {
+                forwards.append("zone \"").append(zone).append("\" { type forward; forward only; forwarders { ")
+                        .append(upstream).append(" port ").append(port).append("; }; };\n");
+            }
+            Files.writeString(resolving.resolve("named.conf"), "options { directory \"" + resolving
+                    + "\"; pid-file \"" + resolving.resolve("named.pid") + "\"; session-keyfile \""
+                    + resolving.resolve("session.key") + "\"; managed-keys-directory \"" + resolving + "\"; "
+                    + "listen-on port " + resolverPort + " { 127.0.0.1; }; listen-on-v6 { none; }; recursion yes; "
+                    + "allow-recursion { any; }; dnssec-validation no; max-cache-ttl 1; max-ncache-ttl 1; "
+                    + "notify no; };\ncontrols { };\n" + forwards);
+            processes.add(named(resolving));
+            awaitServing("127.0.0.1", resolverPort);
+        }
+    }
+
+    /** {@code 127.0.0.1:PORT} of the recursive resolver (for {@code pebble -dnsserver}). */
+    public String resolver() {
+        if (resolverPort == 0) {
+            throw new IllegalStateException("started without resolver()");
+        }
+        return "127.0.0.1:" + resolverPort;
     }
 
     private String options(Path d, String listen) {
@@ -176,17 +215,17 @@ public final class Bind implements AutoCloseable {
                 .redirectErrorStream(true).redirectOutput(d.resolve("named.log").toFile()).start();
     }
 
-    private void awaitServing(String host) throws IOException {
+    private void awaitServing(String host, int onPort) throws IOException {
         Instant deadline = Instant.now().plus(STARTUP);
         for (String zone : zones.keySet()) {
-            while (serial(host, zone) < 0) {
+            while (serial(host, onPort, zone) < 0) {
                 for (Process p : processes) {
                     if (!p.isAlive()) {
                         throw new IOException("named exited with " + p.exitValue() + ":\n" + logs());
                     }
                 }
                 if (Instant.now().isAfter(deadline)) {
-                    throw new IOException("named does not serve " + zone + " on " + host + ":" + port + " within "
+                    throw new IOException("named does not serve " + zone + " on " + host + ":" + onPort + " within "
                             + STARTUP + ":\n" + logs());
                 }
                 sleep(50);
@@ -196,6 +235,10 @@ public final class Bind implements AutoCloseable {
 
     /** The zone's SOA serial on the server at {@code host}, or -1 when it does not answer with one. */
     public long serial(String host, String zone) {
+        return serial(host, port, zone);
+    }
+
+    private static long serial(String host, int port, String zone) {
         try {
             SimpleResolver resolver = new SimpleResolver(new InetSocketAddress(host, port));
             resolver.setTimeout(Duration.ofMillis(500));
@@ -319,7 +362,7 @@ public final class Bind implements AutoCloseable {
     /** Both servers' logs. */
     public String logs() {
         StringBuilder all = new StringBuilder();
-        for (String side : List.of("primary", "secondary")) {
+        for (String side : List.of("primary", "secondary", "resolver")) {
             Path log = dir.resolve(side).resolve("named.log");
             if (Files.exists(log)) {
                 try {
