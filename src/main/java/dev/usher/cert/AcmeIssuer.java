@@ -2,7 +2,6 @@ package dev.usher.cert;
 
 import dev.usher.config.AcmeSettings;
 import dev.usher.dns.DnsChallenges;
-import dev.usher.dns.DnsException;
 import org.bouncycastle.jce.provider.BouncyCastleProvider;
 import org.shredzone.acme4j.AccountBuilder;
 import org.shredzone.acme4j.Certificate;
@@ -264,11 +263,7 @@ final class AcmeIssuer implements Issuer {
     /** The DNS-01 records' keeper, or null without DNS-01. */
     private synchronized DnsChallenges dnsChallenges() throws IssueException {
         if (dns == null && settings.dns() != null) {
-            try {
-                dns = DnsChallenges.open(settings.dns());
-            } catch (DnsException e) {
-                throw new IssueException("dns-01: " + e.getMessage(), e);
-            }
+            dns = Dns01Step.open(settings.dns());
         }
         return dns;
     }

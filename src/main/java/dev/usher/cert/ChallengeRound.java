@@ -3,7 +3,6 @@ package dev.usher.cert;
 import dev.usher.config.AcmeSettings;
 import dev.usher.config.AcmeSettings.ChallengeType;
 import dev.usher.dns.DnsChallenges;
-import dev.usher.dns.DnsException;
 import org.shredzone.acme4j.Authorization;
 import org.shredzone.acme4j.Status;
 import org.shredzone.acme4j.challenge.Challenge;
@@ -12,8 +11,10 @@ import org.shredzone.acme4j.exception.AcmeException;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -61,20 +62,20 @@ final class ChallengeRound {
             pending.add(new Pending(name, authorization, choose(authorization, wildcardOrder)));
         }
         List<AcmeChallenge> published = new ArrayList<>();
-        DnsChallenges.Round records = null;
+        Dns01Step records = null;
         try {
-            List<DnsChallenges.Wanted> wanted = new ArrayList<>();
+            Map<String, String> digests = new LinkedHashMap<>();
             for (Pending p : pending) {
                 if (p.challenge() instanceof Dns01Challenge dns01) {
-                    wanted.add(new DnsChallenges.Wanted(domain(p.name()), dns01.getDigest()));
+                    digests.put(p.name(), dns01.getDigest());
                 } else {
                     published.add(AcmeChallenge.publish(p.challenge(), p.authorization().getIdentifier(), answers,
                             keys));
                 }
             }
-            if (!wanted.isEmpty()) {
-                records = dns.round();
-                presentAndWait(records, wanted, pending);
+            if (!digests.isEmpty()) {
+                records = new Dns01Step(dns);
+                records.present(digests);
             }
             for (Pending p : pending) {
                 p.challenge().trigger();
@@ -87,18 +88,6 @@ final class ChallengeRound {
             if (records != null) {
                 records.close();
             }
-        }
-    }
-
-    private void presentAndWait(DnsChallenges.Round records, List<DnsChallenges.Wanted> wanted, List<Pending> pending)
-            throws IssueException, InterruptedException {
-        String names = String.join(", ", pending.stream().filter(p -> p.challenge() instanceof Dns01Challenge)
-                .map(Pending::name).toList());
-        try {
-            records.present(wanted);
-            records.awaitPropagation();
-        } catch (DnsException e) {
-            throw new IssueException(names + ": dns-01: " + e.getMessage(), e);
         }
     }
 
@@ -138,11 +127,6 @@ final class ChallengeRound {
         String name = (authorization.isWildcard() ? "*." : "") + authorization.getIdentifier().getValue();
         throw new IssueException(name + ": the CA offers " + offered + " challenges, but Usher is set to answer only "
                 + usable + (offered.contains("dns-01") && dns == null ? " (DNS-01 needs acme.dns)" : ""), null);
-    }
-
-    /** The name whose {@code _acme-challenge} record answers: the identifier without its {@code *.}. */
-    private static String domain(String name) {
-        return (name.startsWith("*.") ? name.substring(2) : name).toLowerCase(Locale.ROOT);
     }
 
     private static String status(Status status) {

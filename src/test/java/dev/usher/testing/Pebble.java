@@ -349,12 +349,20 @@ public final class Pebble implements AutoCloseable {
         }
     }
 
-    /** A free TCP port on 127.0.0.1 (free when asked: fine for loopback tests). */
+    /** Ports this JVM handed out already: two asked for one after the other must differ even before either is bound. */
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** A free TCP port on 127.0.0.1 (free when asked: fine for loopback tests), never one handed out before. */
     public static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        for (int attempt = 0; ; attempt++) {
+            try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+                int port = socket.getLocalPort();
+                if (HANDED_OUT.add(port) || attempt > 20) {
+                    return port;
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
     }
 
