@@ -49,6 +49,33 @@ class CliTest {
     }
 
     @Test
+    void checkSaysWhereADnsSecretFileIsMissingOrUnreadable() throws Exception {
+        Path file = dir.resolve("dns.yaml");
+        Path unreadable = Files.writeString(dir.resolve("secret.dir.token"), "x");
+        Files.delete(unreadable);
+        Files.createDirectory(unreadable); // a directory: unreadable as a token file, even for root
+        Files.writeString(file, """
+                acme:
+                  dns: {provider: cloudflare, token_file: cf.token}
+                sites:
+                  "*.example.com": app:80
+                  own.example.org: {to: app:80, tls: {dns: {provider: cloudflare, token_file: secret.dir.token}}}
+                """);
+        assertThat(run("check", "--config", file.toString())).isEqualTo(1);
+        String errors = err.toString(StandardCharsets.UTF_8);
+        assertThat(errors).contains(file + ":2:43: acme.dns.token_file: cannot read " + dir.resolve("cf.token")
+                + " (the Cloudflare API token): no such file");
+        assertThat(errors).contains(file + ":5:79: sites.\"own.example.org\".tls.dns.token_file: cannot read "
+                + unreadable + " (the Cloudflare API token): it is a directory");
+        Files.writeString(dir.resolve("cf.token"), "token\n");
+        Files.delete(unreadable);
+        Files.writeString(unreadable, "other-token\n");
+        out.reset();
+        assertThat(run("check", "--config", file.toString())).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("OK, 2 site(s)").doesNotContain("token");
+    }
+
+    @Test
     void trustPrintsTheLocalRootAndHowToTrustIt() throws Exception {
         Path file = dir.resolve("usher.yaml");
         Files.writeString(file, "data: state\nsites:\n  app.localhost: 127.0.0.1:3000\n");

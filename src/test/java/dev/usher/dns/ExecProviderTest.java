@@ -34,24 +34,6 @@ class ExecProviderTest {
         }
     }
 
-    /** A hook script as a user would write one for lego's exec provider: present|cleanup FQDN VALUE. */
-    static Path nsupdateHook() throws Exception {
-        return script("nsupdate-hook.sh", """
-                #!/bin/sh
-                set -eu
-                case "$1" in
-                  present) op="add $2 60" ;;
-                  cleanup) op="delete $2" ;;
-                  *) echo "unknown action $1" >&2; exit 2 ;;
-                esac
-                nsupdate -k %s <<EOF
-                server 127.0.0.1 %d
-                update $op TXT "$3"
-                send
-                EOF
-                """.formatted(bind.keyFile(), bind.port()));
-    }
-
     static Path script(String name, String text) throws Exception {
         Path file = Files.writeString(dir.resolve(name), text);
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwx------"));
@@ -64,7 +46,8 @@ class ExecProviderTest {
 
     @Test
     void aHookScriptCallingNsupdateAddsAndRemovesTheValue() throws Exception {
-        ExecProvider provider = new ExecProvider(new DnsSettings.Exec(List.of(nsupdateHook().toString()),
+        ExecProvider provider = new ExecProvider(new DnsSettings.Exec(List.of(bind.writeNsupdateHook(
+                dir.resolve("nsupdate-hook.sh"), null).toString()),
                 Duration.ofSeconds(20)));
         ChallengeRecord record = record("h".repeat(43));
         provider.present(record);

@@ -19,9 +19,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -49,13 +47,7 @@ class AcmeHttpsTest {
         httpsPort = Pebble.freePort();
         pebble = servers.track(Pebble.start(httpPort, httpsPort));
         backend = servers.backend("acme-backend");
-        StringBuilder pem = new StringBuilder();
-        for (X509Certificate root : pebble.issuingRoots()) {
-            pem.append("-----BEGIN CERTIFICATE-----\n")
-                    .append(Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(root.getEncoded()))
-                    .append("\n-----END CERTIFICATE-----\n");
-        }
-        pebbleRoots = Files.writeString(work.resolve("pebble-roots.pem"), pem);
+        pebbleRoots = pebble.writeIssuingRoots(work.resolve("pebble-roots.pem"));
     }
 
     static String config(Path data, String challenge, String admin, String... names) {

@@ -21,11 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -75,13 +72,7 @@ class Dns01IssuanceTest {
         pebble = servers.track(Pebble.builder().dnsServer(bind.resolver()).start());
         httpsPort = Pebble.freePort();
         backend = servers.backend("dns01-backend");
-        StringBuilder pem = new StringBuilder();
-        for (X509Certificate root : pebble.issuingRoots()) {
-            pem.append("-----BEGIN CERTIFICATE-----\n")
-                    .append(Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(root.getEncoded()))
-                    .append("\n-----END CERTIFICATE-----\n");
-        }
-        pebbleRoots = Files.writeString(work.resolve("pebble-roots.pem"), pem);
+        pebbleRoots = pebble.writeIssuingRoots(work.resolve("pebble-roots.pem"));
     }
 
     @BeforeEach
@@ -222,23 +213,7 @@ class Dns01IssuanceTest {
 
     @Test
     void anExecHookScriptCallingNsupdateIssuesAWildcard() throws Exception {
-        Path hook = Files.writeString(work.resolve("dns-hook.sh"), """
-                #!/bin/sh
-                # a hook as written for lego's exec provider: present|cleanup FQDN VALUE
-                set -eu
-                case "$1" in
-                  present) op="add $2 60" ;;
-                  cleanup) op="delete $2" ;;
-                  *) exit 2 ;;
-                esac
-                nsupdate -k %s <<EOF
-                server 127.0.0.1 %d
-                update $op TXT "$3"
-                send
-                EOF
-                echo "$1 $2" >> %s
-                """.formatted(bind.keyFile(), bind.port(), work.resolve("hook.log")));
-        Files.setPosixFilePermissions(hook, PosixFilePermissions.fromString("rwx------"));
+        Path hook = bind.writeNsupdateHook(work.resolve("dns-hook.sh"), work.resolve("hook.log"));
         try (Usher usher = start(config(work.resolve("exec"), "{provider: exec, command: \"" + hook + "\", "
                 + common() + "}", "*.hook.usher.example"))) {
             CertifiedKey cert = awaitCertificate(usher, "a.hook.usher.example");

@@ -5,7 +5,6 @@ import com.sun.net.httpserver.HttpServer;
 import dev.usher.json.JsonReader;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -101,12 +100,7 @@ public final class AcmeDnsApiServer implements AutoCloseable {
     }
 
     private static void send(HttpExchange exchange, int status, String json) throws IOException {
-        byte[] body = json.getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", "application/json");
-        exchange.sendResponseHeaders(status, body.length);
-        try (OutputStream out = exchange.getResponseBody()) {
-            out.write(body);
-        }
+        JsonAnswer.send(exchange, status, json);
     }
 
     @Override

@@ -348,6 +348,30 @@ public final class Bind implements AutoCloseable {
         }
     }
 
+    /**
+     * Writes a DNS-01 hook script as a user would write one for lego's exec provider ({@code present|cleanup FQDN
+     * VALUE}) that updates the primary with {@code nsupdate} and this key, and then appends "ACTION FQDN" to
+     * {@code log} when that is not null. Returns the executable file.
+     */
+    public Path writeNsupdateHook(Path file, Path log) throws IOException {
+        Files.writeString(file, """
+                #!/bin/sh
+                set -eu
+                case "$1" in
+                  present) op="add $2 60" ;;
+                  cleanup) op="delete $2" ;;
+                  *) echo "unknown action $1" >&2; exit 2 ;;
+                esac
+                nsupdate -k %s <<EOF
+                server 127.0.0.1 %d
+                update $op TXT "$3"
+                send
+                EOF
+                """.formatted(keyFile(), port) + (log == null ? "" : "echo \"$1 $2\" >> " + log + "\n"));
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        return file;
+    }
+
     /** Waits until the secondary's serial of {@code zone} is the primary's (the delayed transfer happened). */
     public void awaitSecondary(String zone, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();

@@ -6,7 +6,6 @@ import dev.usher.json.JsonReader;
 import dev.usher.json.JsonText;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -229,12 +228,7 @@ public final class CloudflareApiServer implements AutoCloseable {
     }
 
     private static void send(HttpExchange exchange, int status, String json) throws IOException {
-        byte[] body = json.getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", "application/json");
-        exchange.sendResponseHeaders(status, body.length);
-        try (OutputStream out = exchange.getResponseBody()) {
-            out.write(body);
-        }
+        JsonAnswer.send(exchange, status, json);
     }
 
     @Override

@@ -303,6 +303,25 @@ public final class Pebble implements AutoCloseable {
         }
     }
 
+    /** Writes {@link #issuingRoots()} as a PEM file (for {@code curl --cacert}); returns it. */
+    public Path writeIssuingRoots(Path file) throws IOException {
+        StringBuilder pem = new StringBuilder();
+        for (X509Certificate root : issuingRoots()) {
+            pem.append("-----BEGIN CERTIFICATE-----\n")
+                    .append(java.util.Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(encoded(root)))
+                    .append("\n-----END CERTIFICATE-----\n");
+        }
+        return Files.writeString(file, pem);
+    }
+
+    private static byte[] encoded(X509Certificate certificate) {
+        try {
+            return certificate.getEncoded();
+        } catch (java.security.cert.CertificateEncodingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** New-order requests Pebble has accepted so far (its log prints "Added order" once for each). */
     public int orderCount() {
         return (int) log().lines().filter(line -> line.contains("Added order")).count();
