@@ -50,8 +50,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
     private final CertificatePairs pairs = new CertificatePairs();
     private volatile Map<String, ManagedName> names = Map.of();
     private LocalCa localCa;
-    /** One ACME issuer per distinct settings (the global ones, and a site's own tls.dns); replaced on change. */
-    private Map<AcmeSettings, AcmeIssuer> acme = Map.of();
+    private final AcmeIssuers acme;
     /** Which certificate serves each HTTPS site: its own name, or {@code *.PARENT} with tls: {wildcard: true}. */
     private volatile Map<String, String> certificateOfSite = Map.of();
 
@@ -77,6 +76,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         this.filePoll = filePoll;
         this.clock = clock;
         this.recheck = recheck;
+        this.acme = new AcmeIssuers(store, answers);
     }
 
     /** Where a manager is in its life: {@link #apply} needs {@link #start} first; nothing runs after {@link #close}. */
@@ -114,7 +114,6 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         Map<String, ManagedName> next = new HashMap<>();
         Map<String, String> ofSite = new HashMap<>();
         List<ManagedName> fresh = new ArrayList<>();
-        Map<AcmeSettings, AcmeIssuer> issuers = new HashMap<>();
         for (Site site : config.sites()) {
             if (!site.https()) {
                 continue;
@@ -127,7 +126,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
             }
             Issuer issuer;
             try {
-                issuer = issuerFor(policy, config.acme(), issuers);
+                issuer = issuerFor(policy, config.acme());
             } catch (RuntimeException e) {
                 LOG.log(Level.ERROR, "{0}: no certificate can be had: {1}", name, e.getMessage());
                 continue;
@@ -146,12 +145,9 @@ public final class CertManager implements CertificateSource, AutoCloseable {
                 retire(old);
             }
         }
-        for (AcmeIssuer replaced : acme.values()) {
-            if (!issuers.containsValue(replaced)) {
-                threads.work().submit(replaced::close); // waits for its orders in flight to remove their records
-            }
+        for (AcmeIssuer replaced : acme.keepChosen()) {
+            threads.work().submit(replaced::close); // waits for its orders in flight to remove their records
         }
-        acme = Map.copyOf(issuers);
         names = Map.copyOf(next);
         certificateOfSite = Map.copyOf(ofSite);
         for (ManagedName managed : fresh) {
@@ -249,19 +245,10 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         return result;
     }
 
-    /** The issuer for a certificate; ACME ones are kept while their settings stay the same (collected in {@code used}). */
-    private Issuer issuerFor(TlsPolicy policy, AcmeSettings global, Map<AcmeSettings, AcmeIssuer> used) {
+    /** The issuer for a certificate: ACME with the global settings or the site's own DNS-01 ones, the local CA, none. */
+    private Issuer issuerFor(TlsPolicy policy, AcmeSettings global) {
         return switch (policy.kind()) {
-            case ACME -> {
-                AcmeSettings settings = policy.dns() == null ? global : global.withDns(policy.dns());
-                AcmeIssuer issuer = used.get(settings);
-                if (issuer == null) {
-                    issuer = acme.get(settings);
-                    issuer = issuer != null ? issuer : new AcmeIssuer(settings, store, answers);
-                    used.put(settings, issuer);
-                }
-                yield issuer;
-            }
+            case ACME -> acme.choose(policy.dns() == null ? global : global.withDns(policy.dns()));
             case INTERNAL -> localCa();
             case FILES, NONE -> null;
         };
@@ -547,15 +534,15 @@ public final class CertManager implements CertificateSource, AutoCloseable {
      */
     @Override
     public void close() {
-        Map<AcmeSettings, AcmeIssuer> issuers;
+        List<AcmeIssuer> issuers;
         synchronized (this) {
             CertThreads running = threads;
             state = State.CLOSED;
             if (running != null) {
                 running.close();
             }
-            issuers = acme;
+            issuers = acme.inUse();
         }
-        issuers.values().forEach(AcmeIssuer::close);
+        issuers.forEach(AcmeIssuer::close);
     }
 }

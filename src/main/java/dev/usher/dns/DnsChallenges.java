@@ -161,9 +161,15 @@ public final class DnsChallenges implements AutoCloseable {
          */
         @Override
         public void close() {
-            if (!closing.compareAndSet(false, true)) {
+            if (!closeIfUnclaimed()) {
                 awaitClosed();
-                return;
+            }
+        }
+
+        /** Removes the records unless another thread is at it already; true when this call did. */
+        private boolean closeIfUnclaimed() {
+            if (!closing.compareAndSet(false, true)) {
+                return false;
             }
             boolean interrupted = Thread.interrupted();
             try (ExecutorService each = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -177,6 +183,7 @@ public final class DnsChallenges implements AutoCloseable {
                     Thread.currentThread().interrupt();
                 }
             }
+            return true;
         }
 
         private void remove(Presented p) {
@@ -209,8 +216,8 @@ public final class DnsChallenges implements AutoCloseable {
     }
 
     /**
-     * Waits up to 30 s for rounds in flight to remove their records (their orders are being stopped), removes what
-     * is left itself, then lets go of the provider's connections.
+     * Waits up to 30 s for rounds in flight to remove their records (their orders are being stopped), removes those
+     * of rounds nobody is closing itself, then lets go of the provider's connections.
      */
     @Override
     public void close() {
@@ -224,7 +231,7 @@ public final class DnsChallenges implements AutoCloseable {
             }
         }
         for (Round round : List.copyOf(open)) {
-            round.close();
+            round.closeIfUnclaimed();
         }
         try {
             resources.close();

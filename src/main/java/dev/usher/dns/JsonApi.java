@@ -97,8 +97,9 @@ final class JsonApi implements AutoCloseable {
         return e.getMessage() == null ? e.toString() : e.getMessage();
     }
 
+    /** Ends what is still in flight: called once no record is being removed any more, or when Usher gave up. */
     @Override
     public void close() {
-        client.close();
+        client.shutdownNow();
     }
 }
