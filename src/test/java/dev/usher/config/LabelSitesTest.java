@@ -96,6 +96,23 @@ class LabelSitesTest {
     }
 
     @Test
+    void labelsCannotNameADnsProviderButGetAWildcardThroughTheFilesOwn() throws Exception {
+        UsherConfig file = file("docker: {socket: /run/test.sock}\nacme: {dns: {provider: exec, command: /bin/true}}\n"
+                + "sites:\n  file.example.com: 127.0.0.1:9000\n");
+        LabelSites.Result result = LabelSites.merge(file, List.of(
+                container("sneaky", Map.of("usher.host", "sneaky.example.com", "usher.tls.dns.provider", "exec",
+                        "usher.tls.dns.command", "/bin/sh")),
+                container("shared", Map.of("usher.host", "shared.example.com", "usher.tls.wildcard", "true"))));
+        assertThat(errors(result)).containsExactly("container sneaky: label usher.tls.dns: tls.dns cannot come from "
+                + "container labels (it names programs and secret files of this machine); set acme.dns, or the "
+                + "site's tls.dns, in usher.yaml");
+        Site shared = result.config().sites().stream().filter(s -> s.name().equals("shared.example.com"))
+                .findFirst().orElseThrow();
+        assertThat(shared.tls().certificateName(shared.name())).isEqualTo("*.example.com");
+        assertThat(result.config().sites()).extracting(Site::name).doesNotContain("sneaky.example.com");
+    }
+
+    @Test
     void labelsThatCannotBeASiteSayWhy() throws Exception {
         LabelSites.Result result = LabelSites.merge(docker(), List.of(
                 container("a", Map.of("usher.gzip", "true")),
