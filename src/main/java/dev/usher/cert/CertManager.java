@@ -18,8 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Keeps a certificate for every HTTPS site: loads what the data directory holds, orders what is missing, renews
@@ -38,6 +36,8 @@ public final class CertManager implements CertificateSource, AutoCloseable {
     private final CertStore store;
     private final ChallengeAnswers answers;
     private final Retry retry;
+    /** Stores new certificates, and again later when the data directory refused one. */
+    private final StoreRetry storing;
     private final Duration filePoll;
     /** The time renewals are decided by: the system clock, or a test's that jumps. */
     private final Clock clock;
@@ -73,6 +73,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         this.store = store;
         this.answers = answers;
         this.retry = retry;
+        this.storing = new StoreRetry(store, retry);
         this.filePoll = filePoll;
         this.clock = clock;
         this.recheck = recheck;
@@ -271,7 +272,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         if (m.issuer == null) {
             m.certModified = -2;
             CertificateFiles.reload(m, pairs);
-            m.next = threads.every(filePoll, safely(m, () -> CertificateFiles.reload(m, pairs)));
+            m.next = threads.every(filePoll, m.safely(() -> CertificateFiles.reload(m, pairs)));
             return;
         }
         Optional<CertifiedKey> stored = store.load(m.issuer.id(), m.name);
@@ -288,7 +289,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
                     + "until it arrives)", m.name, m.issuer.id());
             Instant decided = clock.instant();
             synchronized (this) {
-                m.next = threads.work().submit(safely(m, () -> obtainOrRetry(m, decided)));
+                m.next = threads.work().submit(m.safely(() -> obtainOrRetry(m, decided)));
             }
         }
     }
@@ -308,7 +309,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         if (m.next != null) {
             m.next.cancel(false);
         }
-        m.next = threads.later(delay, safely(m, task));
+        m.next = threads.later(delay, m.safely(task));
         m.nextCheck = clock.instant().plus(delay.isNegative() ? Duration.ZERO : delay);
     }
 
@@ -376,9 +377,9 @@ public final class CertManager implements CertificateSource, AutoCloseable {
                         return adopt(m, stored.get(), "another process stored a newer certificate");
                     }
                 }
-                CertifiedKey fresh = issueWithDeadline(m);
-                if (!tryStore(m, fresh, 1)) {
-                    storeLater(m, fresh, 1); // serve it anyway: ordering again would only spend the CA's rate limits
+                CertifiedKey fresh = threads.issue(m.issuer, m.name);
+                if (!storing.tryStore(m, fresh, 1)) {
+                    storing.later(threads, m, fresh, 1); // serve it anyway: ordering again spends the CA's limits
                 }
                 return adopt(m, fresh, "new certificate from " + m.issuer.id());
             }
@@ -392,65 +393,6 @@ public final class CertManager implements CertificateSource, AutoCloseable {
             throw wrapped;
         } finally {
             m.ordering.unlock();
-        }
-    }
-
-    /** Stores {@code cert} for {@code m}; false (logged) when the data directory refused it, a full disk say. */
-    private boolean tryStore(ManagedName m, CertifiedKey cert, int attempt) {
-        try {
-            store.save(m.issuer.id(), m.name, cert);
-            if (attempt > 1) {
-                LOG.log(Level.INFO, "{0}: the certificate in service is now stored in {1}", m.name, store.dataDir());
-            }
-            return true;
-        } catch (IOException | RuntimeException e) {
-            LOG.log(Level.WARNING, "{0}: could not store the new certificate in {1}: {2}; it is served from memory, "
-                    + "and storing it is tried again later", m.name, store.dataDir(), e.toString());
-            return false;
-        }
-    }
-
-    /**
-     * Tries storing {@code cert} again after the retry waits, for as long as it is the one {@code m} serves, under
-     * the name's locks (so that an older certificate never overwrites a newer one another order stored).
-     */
-    private void storeLater(ManagedName m, CertifiedKey cert, int failures) {
-        Duration wait = retry.after(failures);
-        threads.later(wait, safely(m, () -> {
-            if (m.current != cert || m.retired) {
-                return; // replaced or no longer served: nothing of it to keep
-            }
-            m.ordering.lock();
-            try (NameLock held = store.tryLock(m.issuer.id(), m.name).orElse(null)) {
-                if (held == null || m.current == cert && !tryStore(m, cert, failures + 1)) {
-                    storeLater(m, cert, failures + 1);
-                }
-            } catch (IOException e) {
-                storeLater(m, cert, failures + 1);
-            } finally {
-                m.ordering.unlock();
-            }
-        }));
-    }
-
-    /** The issuer's answer, or a failure after its deadline: a CA that stalls must not hang a name. */
-    private CertifiedKey issueWithDeadline(ManagedName m) throws IssueException {
-        Future<CertifiedKey> issuing = threads.work().submit(() -> m.issuer.issue(m.name));
-        Duration deadline = m.issuer.deadline();
-        try {
-            return issuing.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof IssueException issue) {
-                throw issue;
-            }
-            throw new IssueException(String.valueOf(e.getCause()), e.getCause());
-        } catch (java.util.concurrent.TimeoutException e) {
-            issuing.cancel(true);
-            throw new IssueException(m.issuer.id() + " did not finish within " + human(deadline), e);
-        } catch (InterruptedException e) {
-            issuing.cancel(true);
-            Thread.currentThread().interrupt();
-            throw new IssueException("interrupted", e);
         }
     }
 
@@ -479,7 +421,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
             // Renewing at once would order in a loop until the CA's rate limit stops it.
             LOG.log(Level.ERROR, "{0}: the new certificate (valid {1} to {2}) is already due for renewal; is this "
                     + "machine''s clock right? Next look in {3}", m.name, cert.notBefore(), cert.notAfter(),
-                    human(wait));
+                    Durations.human(wait));
             schedule(m, wait, () -> check(m));
         }
         return cert;
@@ -498,20 +440,9 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         }
         CertifiedKey cert = m.current;
         LOG.log(Level.WARNING, "{0}: could not get a certificate (attempt {1}): {2}; trying again in {3}{4}", m.name,
-                m.failures, e.getMessage(), human(wait), cert == null ? ""
+                m.failures, e.getMessage(), Durations.human(wait), cert == null ? ""
                         : "; the current certificate is served meanwhile (valid until " + cert.notAfter() + ")");
         schedule(m, wait, () -> obtainOrRetry(m, decided));
-    }
-
-    /** A scheduled task that logs whatever escapes it (an executor would swallow it silently). */
-    private static Runnable safely(ManagedName m, Runnable task) {
-        return () -> {
-            try {
-                task.run();
-            } catch (Throwable t) {
-                LOG.log(Level.ERROR, m.name + ": certificate task failed", t);
-            }
-        };
     }
 
     private static boolean isNewer(CertifiedKey candidate, CertifiedKey current) {
@@ -520,12 +451,6 @@ public final class CertManager implements CertificateSource, AutoCloseable {
 
     private static String shortHash(CertifiedKey cert) {
         return cert.sha256().substring(0, 16) + "…";
-    }
-
-    private static String human(Duration d) {
-        long s = d.toSeconds();
-        return s < 120 ? Math.max(s, 0) + (d.toMillis() < 1000 ? "." + d.toMillis() / 100 : "") + " s"
-                : s < 7200 ? s / 60 + " min" : s / 3600 + " h";
     }
 
     /**

@@ -1,11 +1,14 @@
 package dev.usher.cert;
 
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The certificate manager's threads: one timer thread that only schedules, and virtual threads that do the work
@@ -37,6 +40,30 @@ final class CertThreads implements AutoCloseable {
     ScheduledFuture<?> every(Duration period, Runnable task) {
         return timer.scheduleWithFixedDelay(() -> work.submit(task), period.toMillis(), period.toMillis(),
                 TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * {@code issuer}'s certificate for {@code name} from a virtual thread, or a failure after the issuer's deadline:
+     * a CA that stalls must not hang a name.
+     */
+    CertifiedKey issue(Issuer issuer, String name) throws IssueException {
+        Future<CertifiedKey> issuing = work.submit(() -> issuer.issue(name));
+        Duration deadline = issuer.deadline();
+        try {
+            return issuing.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IssueException issue) {
+                throw issue;
+            }
+            throw new IssueException(String.valueOf(e.getCause()), e.getCause());
+        } catch (TimeoutException e) {
+            issuing.cancel(true);
+            throw new IssueException(issuer.id() + " did not finish within " + Durations.human(deadline), e);
+        } catch (InterruptedException e) {
+            issuing.cancel(true);
+            Thread.currentThread().interrupt();
+            throw new IssueException("interrupted", e);
+        }
     }
 
     /** The executor of the work itself. */

@@ -2,6 +2,7 @@ package dev.usher.cert;
 
 import dev.usher.config.TlsPolicy;
 
+import java.lang.System.Logger.Level;
 import java.time.Instant;
 import java.util.concurrent.Future;
 import java.util.concurrent.locks.ReentrantLock;
@@ -12,6 +13,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * under the manager's lock; {@code ordering} makes one order at a time per name within this process.
  */
 final class ManagedName {
+    private static final System.Logger LOG = System.getLogger(CertManager.class.getName());
+
     final String name;
     final TlsPolicy policy;
     /** Null for {@code FILES}, whose certificate the user renews. */
@@ -43,5 +46,16 @@ final class ManagedName {
     /** True when this entry serves the same policy from the same issuer object, so a reload can keep it. */
     boolean sameAs(TlsPolicy otherPolicy, Issuer otherIssuer) {
         return policy.equals(otherPolicy) && issuer == otherIssuer;
+    }
+
+    /** A scheduled task for this name that logs whatever escapes it (an executor would swallow it silently). */
+    Runnable safely(Runnable task) {
+        return () -> {
+            try {
+                task.run();
+            } catch (Throwable t) {
+                LOG.log(Level.ERROR, name + ": certificate task failed", t);
+            }
+        };
     }
 }
