@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
@@ -36,8 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Certificates over DNS-01 from a real Pebble, which validates through a real BIND resolver that asks the zone's
  * secondary on {@code [::1]}, and that secondary transfers every change three seconds after the primary got it. So an
  * order succeeds only if Usher waited until every authoritative server had the record before telling the CA. Each provider issues here:
- * RFC 2136 (wildcards, a plain name, a CNAME-delegated name, a shared {@code tls: {wildcard: true}} certificate),
- * an exec hook script calling {@code nsupdate}, Cloudflare and acme-dns through servers started in the test that
+ * RFC 2136 (wildcards, a plain name, a CNAME-delegated name, a shared {@code tls: {wildcard: true}} certificate,
+ * a forced renewal), an exec hook script calling {@code nsupdate} set in the site's own {@code tls.dns}, Cloudflare and acme-dns through servers started in the test that
  * follow those services' documented APIs ({@link CloudflareApiServer}, {@link AcmeDnsApiServer}) and publish into
  * the same BIND. Records are gone afterwards on both servers (dig), also after a failed attempt and when Usher
  * stops mid-order; a restart serves the stored wildcard certificate without a new order.
@@ -181,7 +182,12 @@ class Dns01IssuanceTest {
             assertThat(TlsProbe.leafSha256(httpsPort, "x.wild.usher.example")).isEqualTo(wildcard);
             Thread.sleep(1000);
             assertThat(pebble.orderCount()).as("no new order after the restart").isEqualTo(orders + 2);
+            CertifiedKey renewed = usher.certificates().renew("*.wild.usher.example").get(90, TimeUnit.SECONDS);
+            assertThat(renewed.sha256()).as("renewed over DNS-01 as it was ordered").isNotEqualTo(wildcard);
+            assertThat(pebble.orderCount()).isEqualTo(orders + 3);
+            assertThat(TlsProbe.leafSha256(httpsPort, "y.wild.usher.example")).isEqualTo(renewed.sha256());
         }
+        assertNoRecords("usher.example", "_acme-challenge.wild.usher.example");
     }
 
     @Test
@@ -212,10 +218,11 @@ class Dns01IssuanceTest {
     }
 
     @Test
-    void anExecHookScriptCallingNsupdateIssuesAWildcard() throws Exception {
+    void aSitesOwnTlsDnsAnExecHookScriptCallingNsupdateIssuesAWildcard() throws Exception {
         Path hook = bind.writeNsupdateHook(work.resolve("dns-hook.sh"), work.resolve("hook.log"));
-        try (Usher usher = start(config(work.resolve("exec"), "{provider: exec, command: \"" + hook + "\", "
-                + common() + "}", "*.hook.usher.example"))) {
+        String site = "\"*.hook.usher.example\": {to: \"127.0.0.1:" + backend.port() + "\", tls: {dns: "
+                + "{provider: exec, command: \"" + hook + "\", " + common() + "}}}";
+        try (Usher usher = start(config(work.resolve("exec"), rfc2136(), site))) { // the site's own, not acme.dns
             CertifiedKey cert = awaitCertificate(usher, "a.hook.usher.example");
             assertThat(sans(cert)).containsExactlyInAnyOrder("*.hook.usher.example", "hook.usher.example");
         }
