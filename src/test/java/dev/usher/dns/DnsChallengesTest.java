@@ -7,7 +7,11 @@ import dev.usher.testing.Bind;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 
@@ -16,12 +20,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * DNS-01 records through RFC 2136 against real BIND: a primary, and a secondary that transfers each change three
- * seconds late, so the wait for every authoritative server is real. Values are presented side by side, CNAMEs
- * followed to the zone that really holds the record, and every record is removed again, also after a failure.
+ * seconds late, so the wait for every authoritative server is real. Values are presented side by side (the names of
+ * one order at the same time), CNAMEs followed to the zone that really holds the record, and every record is removed
+ * again, also after a failure.
  */
 class DnsChallengesTest {
     static final Duration LATE = Duration.ofSeconds(3);
     static Bind bind;
+    @TempDir
+    Path dir;
 
     @BeforeAll
     static void start() {
@@ -71,6 +78,43 @@ class DnsChallengesTest {
             assertThat(bind.dig("127.0.0.1", "_acme-challenge.both.usher.example", "TXT")).isEmpty();
             bind.awaitSecondary("usher.example", Duration.ofSeconds(10));
             assertThat(bind.dig("::1", "_acme-challenge.both.usher.example", "TXT")).isEmpty();
+        }
+    }
+
+    @Test
+    void theNamesOfOneOrderArePresentedAtTheSameTime() throws Exception {
+        // A hook that adds its value only once the other name's call has started too: presented one after the
+        // other, the first call would wait alone and fail.
+        Path calls = Files.createDirectory(dir.resolve("calls"));
+        Path nsupdate = bind.writeNsupdateHook(dir.resolve("nsupdate-hook.sh"), null);
+        Path hook = Files.writeString(dir.resolve("together-hook.sh"), """
+                #!/bin/sh
+                set -eu
+                if [ "$1" = present ]; then
+                  : > "%1$s/$2"
+                  tries=0
+                  while [ "$(ls "%1$s" | wc -l)" -lt 2 ]; do
+                    tries=$((tries + 1))
+                    [ "$tries" -le 150 ] || { echo "presented alone: the other name's call never started"; exit 1; }
+                    sleep 0.1
+                  done
+                fi
+                exec "%2$s" "$@"
+                """.formatted(calls, nsupdate));
+        Files.setPosixFilePermissions(hook, PosixFilePermissions.fromString("rwx------"));
+        DnsSettings exec = new DnsSettings(new DnsSettings.Exec(List.of(hook.toString()), Duration.ofSeconds(30)),
+                null, Duration.ofSeconds(30), List.of(new DnsServer("127.0.0.1", bind.port())), bind.port());
+        try (DnsChallenges dns = DnsChallenges.open(exec)) {
+            try (DnsChallenges.Round round = dns.round()) {
+                round.present(List.of(new DnsChallenges.Wanted("one.usher.example", value('c')),
+                        new DnsChallenges.Wanted("two.usher.example", value('d'))));
+                assertThat(bind.dig("127.0.0.1", "_acme-challenge.one.usher.example", "TXT"))
+                        .containsExactly("\"" + value('c') + "\"");
+                assertThat(bind.dig("127.0.0.1", "_acme-challenge.two.usher.example", "TXT"))
+                        .containsExactly("\"" + value('d') + "\"");
+            }
+            assertThat(bind.dig("127.0.0.1", "_acme-challenge.one.usher.example", "TXT")).isEmpty();
+            assertThat(bind.dig("127.0.0.1", "_acme-challenge.two.usher.example", "TXT")).isEmpty();
         }
     }
 
