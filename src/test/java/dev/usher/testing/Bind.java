@@ -164,6 +164,9 @@ public final class Bind implements AutoCloseable {
                 + " { 127.0.0.1; }; listen-on-v6 { none; };") + "controls { };\ninclude \"" + keyFile() + "\";\n"
                 + primaryZones);
         processes.add(named(primary));
+        // The secondary only once the primary answers: a first transfer refused by a primary still starting is
+        // retried by BIND minutes later, not within STARTUP (seen on a loaded machine).
+        awaitServing("127.0.0.1", port);
         if (transferDelay != null) {
             Path secondary = Files.createDirectories(dir.resolve("secondary"));
             Files.writeString(secondary.resolve("named.conf"), options(secondary, "listen-on { none; }; "
@@ -172,7 +175,6 @@ public final class Bind implements AutoCloseable {
                     + " };\n" + secondaryZones);
             processes.add(named(secondary));
         }
-        awaitServing("127.0.0.1", port);
         if (transferDelay != null) {
             awaitServing("::1", port);
             watcher = Thread.ofVirtual().name("bind-secondary-delay").start(this::delayTransfers);
