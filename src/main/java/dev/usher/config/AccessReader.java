@@ -31,12 +31,22 @@ final class AccessReader {
 
     /** The site's access settings from its {@code allow}, {@code deny} and {@code basic_auth} fields (any absent). */
     Access read(Field allow, Field deny, Field basicAuth) {
+        return read(allow, deny, basicAuth, Access.OPEN);
+    }
+
+    /**
+     * As {@link #read(Field, Field, Field)}, each absent field taking {@code base}'s value (a path takes its site's);
+     * {@code basic_auth: off} means no password, where the base has one.
+     */
+    Access read(Field allow, Field deny, Field basicAuth, Access base) {
         List<Cidr> allowed = Optional.ofNullable(allow)
-                .flatMap(f -> values.cidrs(f, false, "an empty allow list would let every client in; list who may "
-                        + "connect, or remove allow:"))
-                .orElse(List.of());
-        List<Cidr> denied = Optional.ofNullable(deny).flatMap(f -> values.cidrs(f, true, "")).orElse(List.of());
-        Map<String, String> users = Optional.ofNullable(basicAuth).map(this::users).orElse(Map.of());
+                .map(f -> values.cidrs(f, false, "an empty allow list would let every client in; list who may "
+                        + "connect, or remove allow:").orElse(List.of()))
+                .orElse(base.allow());
+        List<Cidr> denied = Optional.ofNullable(deny).map(f -> values.cidrs(f, true, "").orElse(List.of()))
+                .orElse(base.deny());
+        Map<String, String> users = Optional.ofNullable(basicAuth)
+                .map(f -> Values.isOff(f.value()) ? Map.<String, String>of() : users(f)).orElse(base.basicAuth());
         return new Access(allowed, denied, users);
     }
 

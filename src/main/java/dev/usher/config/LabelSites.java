@@ -70,11 +70,11 @@ public final class LabelSites {
                         site.upstreams().get(0));
                 Merged before = merged.get(site.name());
                 if (before == null) {
-                    merged.put(site.name(), new Merged(withUpstreams(site, List.of()), new ArrayList<>(List.of(
+                    merged.put(site.name(), new Merged(site.withUpstreams(List.of()), new ArrayList<>(List.of(
                             backend))));
                     continue;
                 }
-                if (!withUpstreams(site, List.of()).equals(before.site())) {
+                if (!site.withUpstreams(List.of()).equals(before.site())) {
                     notes.add("containers " + before.backends().get(0).container() + " and " + container.name()
                             + " both serve " + site.name() + " with different labels; the labels of "
                             + before.backends().get(0).container() + " apply");
@@ -85,17 +85,11 @@ public final class LabelSites {
         List<Site> sites = new ArrayList<>();
         List<LabelSite> origins = new ArrayList<>();
         merged.forEach((name, m) -> {
-            sites.add(withUpstreams(m.site(), m.backends().stream().map(LabelSite.Backend::address).distinct()
+            sites.add(m.site().withUpstreams(m.backends().stream().map(LabelSite.Backend::address).distinct()
                     .toList()));
             origins.add(new LabelSite(name, m.backends()));
         });
         return new Result(file.withLabelSites(sites, origins), errors, notes);
-    }
-
-    /** The site with these backends and no position (a label has no line). */
-    private static Site withUpstreams(Site s, List<UpstreamAddress> upstreams) {
-        return new Site(s.name(), s.plainHttp(), upstreams, s.maxBody(), s.connectTimeout(), s.responseTimeout(), 0,
-                0, s.traffic(), s.tls(), s.accessLog());
     }
 
     /** The folder relative paths in labels start from: the config file's, as for the file's own sites. */

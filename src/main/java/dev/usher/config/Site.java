@@ -21,12 +21,23 @@ import java.util.List;
  * @param tls             where its certificate comes from; {@link TlsPolicy#NONE} for a plain-HTTP site
  * @param accessLog       whether its requests go to the access log: its own {@code access_log:} or else the top-level
  *                        one
+ * @param paths           its {@code paths:} in file order, each with the site as that path sees it; empty for most
+ *                        sites (the route lookup then never looks at the path)
  */
 public record Site(String name, boolean plainHttp, List<UpstreamAddress> upstreams, long maxBody,
                    Duration connectTimeout, Duration responseTimeout, int line, int column, SiteTraffic traffic,
-                   TlsPolicy tls, boolean accessLog) {
+                   TlsPolicy tls, boolean accessLog, List<SitePath> paths) {
     public Site {
         upstreams = List.copyOf(upstreams);
+        paths = List.copyOf(paths);
+    }
+
+    /** A site without paths. */
+    public Site(String name, boolean plainHttp, List<UpstreamAddress> upstreams, long maxBody,
+                Duration connectTimeout, Duration responseTimeout, int line, int column, SiteTraffic traffic,
+                TlsPolicy tls, boolean accessLog) {
+        this(name, plainHttp, upstreams, maxBody, connectTimeout, responseTimeout, line, column, traffic, tls,
+                accessLog, List.of());
     }
 
     /** A site whose requests are not logged. */
@@ -57,13 +68,44 @@ public record Site(String name, boolean plainHttp, List<UpstreamAddress> upstrea
     /** This site with another certificate policy. */
     public Site withTls(TlsPolicy policy) {
         return new Site(name, plainHttp, upstreams, maxBody, connectTimeout, responseTimeout, line, column, traffic,
-                policy, accessLog);
+                policy, accessLog, paths);
     }
 
     /** This site with its requests logged or not. */
     public Site withAccessLog(boolean on) {
         return new Site(name, plainHttp, upstreams, maxBody, connectTimeout, responseTimeout, line, column, traffic,
-                tls, on);
+                tls, on, paths);
+    }
+
+    /** This site with other backends and no position (a container label has no line). */
+    public Site withUpstreams(List<UpstreamAddress> backends) {
+        return new Site(name, plainHttp, backends, maxBody, connectTimeout, responseTimeout, 0, 0, traffic, tls,
+                accessLog, paths);
+    }
+
+    /** This site at line 0, column 0: moving it in the file changes nothing else. */
+    public Site withoutPosition() {
+        return new Site(name, plainHttp, upstreams, maxBody, connectTimeout, responseTimeout, 0, 0, traffic, tls,
+                accessLog, paths);
+    }
+
+    /** What answers its requests (those of no path, when it has paths). */
+    public Serves serves() {
+        if (!upstreams.isEmpty()) {
+            return new Serves.Backends(upstreams);
+        }
+        if (traffic.redirect() != null) {
+            return new Serves.RedirectTo(traffic.redirect());
+        }
+        if (traffic.respond() != null) {
+            return new Serves.Answer(traffic.respond());
+        }
+        return Serves.NOTHING;
+    }
+
+    /** True when the site has {@code paths:}. */
+    public boolean hasPaths() {
+        return !paths.isEmpty();
     }
 
     /** True when the site forwards requests to backends; false when it redirects or answers itself. */

@@ -47,9 +47,15 @@ final class SiteNames {
             throw new BadValue("a site has one name; give each name its own entry under sites:");
         }
         int slash = indexOfAny(s, "/?#");
+        if (slash >= 0 && s.charAt(slash) != '/') {
+            throw new BadValue("a site name cannot contain a query or fragment (\"" + s.substring(slash)
+                    + "\"); a site is a host name");
+        }
         if (slash >= 0 && !s.substring(slash).equals("/")) {
             throw new BadValue("a site name cannot contain a path (\"" + s.substring(slash)
-                    + "\"); sites are chosen by host name only");
+                    + "\"); a site is a host name, and its paths go under paths: in its long form, as in "
+                    + s.substring(0, slash) + ": {to: app:80, paths: {" + pathExample(s.substring(slash))
+                    + ": api:8080}}");
         }
         if (slash >= 0) {
             s = s.substring(0, slash);
@@ -124,6 +130,13 @@ final class SiteNames {
 
     private static BadValue portNotAllowed(String port) {
         return new BadValue("a site name cannot include a port (\"" + port + "\"); ports belong in listen:");
+    }
+
+    /** {@code /api} → {@code /api/}: the prefix pattern for a path written in a site name. */
+    private static String pathExample(String path) {
+        int end = indexOfAny(path, "?#");
+        String p = end >= 0 ? path.substring(0, end) : path;
+        return p.endsWith("/") || p.endsWith("*") ? p : p + "/";
     }
 
     static int indexOfAny(String s, String chars) {

@@ -42,6 +42,18 @@ public record SiteTraffic(boolean compress, Balancing balancing, List<HeaderRule
                 respond, access, rateLimit, readTimeout, writeTimeout, websocketIdle, idle);
     }
 
+    /** These options with other body-read, write, websocket-idle and keep-alive-idle timeouts. */
+    public SiteTraffic withTimeouts(Duration read, Duration write, Duration websocket, Duration idle) {
+        return new SiteTraffic(compress, balancing, requestHeaders, responseHeaders, securityHeaders, redirect,
+                respond, access, rateLimit, read, write, websocket, idle);
+    }
+
+    /** These options without a redirect or fixed answer: for a path that says itself what serves it. */
+    public SiteTraffic withoutAnswers() {
+        return new SiteTraffic(compress, balancing, requestHeaders, responseHeaders, securityHeaders, null, null,
+                access, rateLimit, readTimeout, writeTimeout, websocketIdle, keepAliveIdle);
+    }
+
     /** These options with another redirect. */
     public SiteTraffic withRedirect(Redirect target) {
         return new SiteTraffic(compress, balancing, requestHeaders, responseHeaders, securityHeaders, target,

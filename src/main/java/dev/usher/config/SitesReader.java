@@ -4,17 +4,13 @@ import dev.usher.config.NodeWalker.Field;
 import dev.usher.config.NodeWalker.Keys;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.stream.Stream;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.ScalarNode;
-import org.snakeyaml.engine.v2.nodes.SequenceNode;
 
 /**
  * Reads {@code sites:}: each key a site name, each value either upstreams (one address, or a list) or a mapping of
@@ -24,12 +20,10 @@ import org.snakeyaml.engine.v2.nodes.SequenceNode;
  * ({@code respond}); the last two have no upstreams.
  */
 final class SitesReader {
-    private static final String UPSTREAM = "an upstream address such as " + Upstreams.EXAMPLE;
-    private static final String PICK_ONE =
-            "a site forwards (to:), redirects (redirect:) or answers itself (respond:) \u2014 pick one";
-    private static final Keys SITE = Keys.of("to", "redirect", "respond", "max_body", "timeouts", "policy",
+    private static final String UPSTREAM = SiteParts.UPSTREAM;
+    private static final Keys SITE = Keys.of("to", "redirect", "respond", "paths", "max_body", "timeouts", "policy",
                     "health", "headers", "request_headers", "security_headers", "gzip", "basic_auth", "allow", "deny",
-                    "rate_limit", "tls", "access_log")
+                    "rate_limit", "tls", "upstream_tls", "access_log")
             .withSynonyms(Map.of("compress", "gzip"))
             .withAliases(Map.ofEntries(
                     Map.entry("upstream", "to"), Map.entry("upstreams", "to"), Map.entry("backend", "to"),
@@ -57,7 +51,13 @@ final class SitesReader {
                     Map.entry("limit_req", "rate_limit"), Map.entry("https", "tls"), Map.entry("ssl", "tls"),
                     Map.entry("certificate", "tls"), Map.entry("cert", "tls"), Map.entry("certs", "tls"),
                     Map.entry("accesslog", "access_log"), Map.entry("log", "access_log"),
-                    Map.entry("logging", "access_log")))
+                    Map.entry("logging", "access_log"),
+                    Map.entry("locations", "paths"), Map.entry("location", "paths"), Map.entry("routes", "paths"),
+                    Map.entry("custom_locations", "paths"), Map.entry("handle", "paths"),
+                    Map.entry("handle_path", "paths"), Map.entry("path_prefix", "paths"),
+                    Map.entry("backend_tls", "upstream_tls"), Map.entry("transport", "upstream_tls"),
+                    Map.entry("servers_transport", "upstream_tls"), Map.entry("proxy_ssl", "upstream_tls"),
+                    Map.entry("tls_upstream", "upstream_tls")))
             .withMisplaced(Map.ofEntries(
                     Map.entry("connect", "\"connect\" belongs under timeouts: in this site"),
                     Map.entry("response", "\"response\" belongs under timeouts: in this site"),
@@ -79,13 +79,15 @@ final class SitesReader {
                     Map.entry("burst", "\"burst\" belongs under rate_limit: in this site"),
                     Map.entry("status", "\"status\" belongs under redirect: or respond: in this site"),
                     Map.entry("body", "\"body\" belongs under respond: in this site"),
-                    Map.entry("content_type", "\"content_type\" belongs under respond: in this site")));
-    private static final Keys SITE_TIMEOUTS = Keys.of("connect", "response", "read", "write", "websocket", "idle")
-            .withAliases(Map.of("dial", "connect", "ws", "websocket", "websocket_idle", "websocket",
-                    "upgrade", "websocket", "tunnel", "websocket"))
-            .withMisplaced(Map.of(
-                    "header", "\"header\" can only be set for all sites, under the top-level timeouts:",
-                    "shutdown", "\"shutdown\" can only be set for all sites, under the top-level timeouts:"));
+                    Map.entry("content_type", "\"content_type\" belongs under respond: in this site"),
+                    Map.entry("strip_prefix", "\"strip_prefix\" belongs to one of the site's paths:, as in "
+                            + "paths: {/api/: {to: api:8080, strip_prefix: true}}"),
+                    Map.entry("add_prefix", "\"add_prefix\" belongs to one of the site's paths:"),
+                    Map.entry("ca", "\"ca\" belongs under upstream_tls: in this site"),
+                    Map.entry("server_name", "\"server_name\" belongs under upstream_tls: in this site"),
+                    Map.entry("insecure_skip_verify", "\"insecure_skip_verify\" belongs under upstream_tls: in "
+                            + "this site"),
+                    Map.entry("alpn", "\"alpn\" belongs under upstream_tls: in this site")));
 
     /** Where a normalised site name was first seen. */
     private record FirstSeen(String raw, Node keyNode) {
@@ -94,6 +96,8 @@ final class SitesReader {
     private final NodeWalker walker;
     private final Values values;
     private final TlsReader tls;
+    private final SiteParts parts;
+    private final PathsReader paths;
 
     /**
      * @param baseDir     where relative certificate paths start
@@ -107,6 +111,8 @@ final class SitesReader {
         this.walker = walker;
         this.values = values;
         this.tls = new TlsReader(walker, values, baseDir, httpsOn, siteDns, globalDns01);
+        this.parts = new SiteParts(walker, values, baseDir);
+        this.paths = new PathsReader(walker, values, parts);
     }
 
     /** {@code accessLog}: the top-level access log setting, which a site follows unless it has its own. */
@@ -193,7 +199,7 @@ final class SitesReader {
             return Optional.empty();
         }
         Optional<TlsPolicy> policy = tls.read(field, name, null);
-        return upstreams(value, field.path(), UPSTREAM).flatMap(ups -> policy
+        return parts.upstreams(value, field.path(), UPSTREAM, UpstreamTls.DEFAULT).flatMap(ups -> policy
                 .map(p -> new Site(name.name(), name.plainHttp(), ups, limits.maxBody(), timeouts.connect(),
                         timeouts.response(), ErrorList.line(field.keyNode()), ErrorList.column(field.keyNode()),
                         SiteTraffic.DEFAULTS.withKeepAliveIdle(timeouts.idle()), p, accessLog)));
@@ -205,84 +211,53 @@ final class SitesReader {
         boolean accessLog = Optional.ofNullable(fields.get("access_log")).flatMap(values::bool)
                 .orElse(accessLogDefault);
         Field to = fields.get("to");
-        boolean oneAction = exactlyOneAction(field, fields);
-        Optional<List<UpstreamAddress>> upstreams = Optional.empty();
-        if (to != null && NodeWalker.isNull(to.value())) {
-            walker.typeError(to.value(), to.path(), "an upstream address or a list of them");
-        } else if (to != null) {
-            upstreams = upstreams(to.value(), to.path(), "an upstream address or a list of them");
-        }
+        Field pathsField = fields.get("paths");
+        boolean oneAction = oneAction(field, fields, pathsField != null);
+        Optional<UpstreamTls> upstreamTls = parts.upstreamTls(fields.get("upstream_tls"), UpstreamTls.DEFAULT);
+        Optional<List<UpstreamAddress>> upstreams = to == null ? Optional.of(List.of())
+                : parts.upstreams(to, upstreamTls.orElse(UpstreamTls.DEFAULT));
         long maxBody = Optional.ofNullable(fields.get("max_body"))
                 .flatMap(f -> values.size(f, 0, Long.MAX_VALUE)).orElse(limits.maxBody());
         SiteTraffic d = SiteTraffic.DEFAULTS;
-        Map<String, Field> t = Optional.ofNullable(fields.get("timeouts")).filter(f -> !NodeWalker.isNull(f.value()))
-                .map(f -> walker.fields(f.value(), f.path(), "a mapping of timeouts ("
-                        + String.join(", ", SITE_TIMEOUTS.allowed()) + ")", SITE_TIMEOUTS))
-                .orElse(Map.of());
-        Duration connect = duration(t, "connect", timeouts.connect());
-        Duration response = duration(t, "response", timeouts.response());
-        SiteTraffic traffic = new TrafficReader(walker, values).read(fields, to != null || !oneAction,
-                duration(t, "read", d.readTimeout()), duration(t, "write", d.writeTimeout()),
-                duration(t, "websocket", d.websocketIdle()), duration(t, "idle", timeouts.idle()));
+        Map<String, Field> t = parts.timeouts(fields.get("timeouts"));
+        Duration connect = parts.duration(t, "connect", timeouts.connect());
+        Duration response = parts.duration(t, "response", timeouts.response());
+        SiteTraffic base = d.withTimeouts(parts.duration(t, "read", d.readTimeout()),
+                parts.duration(t, "write", d.writeTimeout()), parts.duration(t, "websocket", d.websocketIdle()),
+                parts.duration(t, "idle", timeouts.idle()));
+        SiteTraffic traffic = new TrafficReader(walker, values).read(fields, to != null || !oneAction, base);
         Optional<TlsPolicy> policy = tls.read(field, name, fields.get("tls"));
-        if (!oneAction || policy.isEmpty()) {
+        if (!oneAction || policy.isEmpty() || upstreams.isEmpty() || upstreamTls.isEmpty()) {
             return Optional.empty();
         }
-        int line = ErrorList.line(field.keyNode());
-        int column = ErrorList.column(field.keyNode());
-        if (to != null) {
-            return upstreams.map(ups -> new Site(name.name(), name.plainHttp(), ups, maxBody, connect, response, line,
-                    column, traffic, policy.get(), accessLog));
+        Site site = new Site(name.name(), name.plainHttp(), upstreams.get(), maxBody, connect, response,
+                ErrorList.line(field.keyNode()), ErrorList.column(field.keyNode()), traffic, policy.get(), accessLog);
+        if (to == null && traffic.redirect() == null && traffic.respond() == null && pathsField == null) {
+            return Optional.empty(); // a redirect or fixed answer with errors, already reported
         }
-        if (traffic.redirect() == null && traffic.respond() == null) {
-            return Optional.empty();
+        if (pathsField == null) {
+            parts.checkTlsApplies(fields.get("upstream_tls"), SiteParts.anyHttps(site.upstreams()));
+            return Optional.of(site);
         }
-        return Optional.of(new Site(name.name(), name.plainHttp(), List.of(), maxBody, connect, response, line,
-                column, traffic, policy.get(), accessLog));
+        Optional<List<SitePath>> read = paths.read(pathsField, site, upstreamTls.get());
+        boolean anyHttps = SiteParts.anyHttps(site.upstreams()) || read.orElse(List.of()).stream()
+                .anyMatch(p -> SiteParts.anyHttps(p.site().upstreams()));
+        parts.checkTlsApplies(fields.get("upstream_tls"), anyHttps);
+        return read.map(list -> new Site(site.name(), site.plainHttp(), site.upstreams(), site.maxBody(),
+                site.connectTimeout(), site.responseTimeout(), site.line(), site.column(), site.traffic(),
+                site.tls(), site.accessLog(), list));
     }
 
-    /** True when the site has exactly one of to, redirect and respond; otherwise reports what is wrong. */
-    private boolean exactlyOneAction(Field site, Map<String, Field> fields) {
-        List<Field> actions = Stream.of("to", "redirect", "respond").map(fields::get).filter(Objects::nonNull)
-                .sorted(Comparator.comparingInt((Field f) -> ErrorList.line(f.keyNode()))
-                        .thenComparingInt(f -> ErrorList.column(f.keyNode())))
-                .toList();
-        if (actions.isEmpty()) {
+    /**
+     * True when the site has exactly one of to, redirect and respond (or none, when it has paths: what no path
+     * matches then gets a 404); otherwise reports what is wrong.
+     */
+    private boolean oneAction(Field site, Map<String, Field> fields, boolean hasPaths) {
+        List<Field> actions = SiteParts.actions(fields);
+        if (actions.isEmpty() && !hasPaths) {
             walker.error(site.keyNode(), site.path(), "missing \"to\": the upstream address, or a list of them");
             return false;
         }
-        for (Field extra : actions.subList(1, actions.size())) {
-            walker.error(extra.keyNode(), extra.path(), PICK_ONE);
-        }
-        return actions.size() == 1;
-    }
-
-    private Duration duration(Map<String, Field> fields, String key, Duration fallback) {
-        return Optional.ofNullable(fields.get(key)).flatMap(values::duration).orElse(fallback);
-    }
-
-    /** One upstream or a list of them; nothing if any is wrong. */
-    private Optional<List<UpstreamAddress>> upstreams(Node node, YamlPath path, String expected) {
-        if (node instanceof SequenceNode list) {
-            if (list.getValue().isEmpty()) {
-                walker.error(node, path, "the list of upstreams is empty; give at least one, as in ["
-                        + Upstreams.EXAMPLE + "]");
-                return Optional.empty();
-            }
-            List<UpstreamAddress> result = new ArrayList<>();
-            boolean ok = true;
-            for (int i = 0; i < list.getValue().size(); i++) {
-                Optional<UpstreamAddress> one = upstream(list.getValue().get(i), path.index(i), UPSTREAM);
-                one.ifPresent(result::add);
-                ok &= one.isPresent();
-            }
-            return ok ? Optional.of(result) : Optional.empty();
-        }
-        return upstream(node, path, expected).map(List::of);
-    }
-
-    private Optional<UpstreamAddress> upstream(Node node, YamlPath path, String expected) {
-        return walker.text(node, path, expected, NodeWalker.STRING)
-                .flatMap(text -> values.parse(node, path, () -> Upstreams.parse(text)));
+        return parts.atMostOneAction(actions);
     }
 }

@@ -44,15 +44,14 @@ final class TrafficReader {
     }
 
     /**
-     * The traffic options of one site.
+     * The traffic options of one site, or of one of its paths.
      *
-     * @param fields   the site's long-form fields
-     * @param forwards false for a site that redirects or answers itself, where backend options are errors
-     * @param read     the site's read timeout; {@code write}, {@code websocket} and {@code idle} likewise
+     * @param fields   the long-form fields
+     * @param forwards false for a site (or path) that redirects or answers itself, where backend options are errors
+     * @param base     the value of each option not in {@code fields}: the defaults with the site's timeouts for a
+     *                 site; the site's own options for one of its paths
      */
-    SiteTraffic read(Map<String, Field> fields, boolean forwards, Duration read, Duration write,
-                     Duration websocket, Duration idle) {
-        SiteTraffic d = SiteTraffic.DEFAULTS;
+    SiteTraffic read(Map<String, Field> fields, boolean forwards, SiteTraffic base) {
         if (!forwards) {
             for (String key : List.of("policy", "health", "request_headers")) {
                 Field field = fields.get(key);
@@ -61,22 +60,24 @@ final class TrafficReader {
                 }
             }
         }
-        boolean compress = field(fields, "gzip").flatMap(values::bool).orElse(d.compress());
-        boolean security = field(fields, "security_headers").flatMap(values::bool).orElse(d.securityHeaders());
-        Balancing balancing = balancing(fields.get("policy"), section(fields.get("health")));
+        boolean compress = field(fields, "gzip").flatMap(values::bool).orElse(base.compress());
+        boolean security = field(fields, "security_headers").flatMap(values::bool).orElse(base.securityHeaders());
+        Balancing balancing = balancing(fields.get("policy"), section(fields.get("health")), base.balancing());
         HeaderRules headers = new HeaderRules(walker, values);
         List<HeaderRule> requestHeaders = section(fields.get("request_headers")).map(headers::read)
-                .orElse(d.requestHeaders());
+                .orElse(base.requestHeaders());
         List<HeaderRule> responseHeaders = section(fields.get("headers")).map(headers::read)
-                .orElse(d.responseHeaders());
+                .orElse(base.responseHeaders());
         AnswerReader answers = new AnswerReader(walker, values);
-        Redirect redirect = field(fields, "redirect").flatMap(answers::redirect).orElse(null);
-        FixedAnswer respond = field(fields, "respond").flatMap(answers::respond).orElse(null);
+        Redirect redirect = field(fields, "redirect").flatMap(answers::redirect).orElse(base.redirect());
+        FixedAnswer respond = field(fields, "respond").flatMap(answers::respond).orElse(base.respond());
         Access access = new AccessReader(walker, values).read(fields.get("allow"), fields.get("deny"),
-                fields.get("basic_auth"));
-        RateLimit rateLimit = section(fields.get("rate_limit")).flatMap(this::rateLimit).orElse(d.rateLimit());
+                fields.get("basic_auth"), base.access());
+        RateLimit rateLimit = section(fields.get("rate_limit")).map(this::rateLimitOrOff)
+                .orElse(Optional.ofNullable(base.rateLimit())).orElse(null);
         return new SiteTraffic(compress, balancing, requestHeaders, responseHeaders, security, redirect, respond,
-                access, rateLimit, read, write, websocket, idle);
+                access, rateLimit, base.readTimeout(), base.writeTimeout(), base.websocketIdle(),
+                base.keepAliveIdle());
     }
 
     private static Optional<Field> field(Map<String, Field> fields, String key) {
@@ -88,8 +89,7 @@ final class TrafficReader {
         return Optional.ofNullable(field).filter(f -> !NodeWalker.isNull(f.value()));
     }
 
-    private Balancing balancing(Field policyField, Optional<Field> healthField) {
-        Balancing d = Balancing.DEFAULTS;
+    private Balancing balancing(Field policyField, Optional<Field> healthField, Balancing d) {
         Balancing.Policy policy = Optional.ofNullable(policyField)
                 .flatMap(f -> values.word(f, "policy", POLICIES, POLICY_ALIASES))
                 .map(p -> Balancing.Policy.valueOf(p.toUpperCase(Locale.ROOT))).orElse(d.policy());
@@ -160,6 +160,14 @@ final class TrafficReader {
                     + "percent-encode them");
         }
         return path;
+    }
+
+    /** A rate limit, or {@code rate_limit: off} (none, where the site has one): nothing inside either way. */
+    private Optional<RateLimit> rateLimitOrOff(Field section) {
+        if (Values.isOff(section.value())) {
+            return Optional.empty();
+        }
+        return rateLimit(section);
     }
 
     private Optional<RateLimit> rateLimit(Field section) {

@@ -4,11 +4,11 @@ import java.util.Locale;
 
 /**
  * Reads one backend address: {@code host:port}, {@code host} (port 80), {@code [v6]:port}, or any of these after
- * {@code http://}. Hosts are IPv4 addresses, bracketed IPv6 addresses or DNS names, which may contain underscores
- * here because docker-compose service names can.
+ * {@code http://}, {@code https://} (TLS, port 443 by default) or {@code h2c://} (cleartext HTTP/2). Hosts are IPv4
+ * addresses, bracketed IPv6 addresses or DNS names, which may contain underscores here because docker-compose
+ * service names can.
  */
 final class Upstreams {
-    static final int DEFAULT_PORT = 80;
     static final String EXAMPLE = "app:80";
 
     private Upstreams() {
@@ -25,22 +25,30 @@ final class Upstreams {
         if (s.chars().anyMatch(Character::isWhitespace)) {
             throw new BadValue("an upstream address cannot contain spaces");
         }
+        UpstreamScheme kind = UpstreamScheme.HTTP;
         int scheme = s.indexOf("://");
         if (scheme >= 0) {
             String prefix = s.substring(0, scheme).toLowerCase(Locale.ROOT);
-            if (prefix.equals("https")) {
-                throw new BadValue("HTTPS to backends is not supported yet; use http:// or host:port");
-            }
-            if (!prefix.equals("http")) {
-                throw new BadValue("unsupported scheme \"" + s.substring(0, scheme + 3)
-                        + "\"; use http:// or host:port");
-            }
+            kind = switch (prefix) {
+                case "http" -> UpstreamScheme.HTTP;
+                case "https" -> UpstreamScheme.HTTPS;
+                case "h2c" -> UpstreamScheme.H2C;
+                case "grpc", "h2" -> throw new BadValue("write h2c:// for cleartext HTTP/2 (gRPC without TLS), or "
+                        + "https:// with upstream_tls: {alpn: [h2]} for HTTP/2 over TLS");
+                case "grpcs", "wss" -> throw new BadValue("unsupported scheme \"" + s.substring(0, scheme + 3)
+                        + "\"; write https:// (websockets and gRPC need no scheme of their own)");
+                case "ws" -> throw new BadValue("unsupported scheme \"ws://\"; write http:// (websockets need no "
+                        + "scheme of their own)");
+                default -> throw new BadValue("unsupported scheme \"" + s.substring(0, scheme + 3)
+                        + "\"; use http://, https://, h2c:// or host:port");
+            };
             s = s.substring(scheme + 3);
         }
         int slash = SiteNames.indexOfAny(s, "/?#");
         if (slash >= 0 && !s.substring(slash).equals("/")) {
             throw new BadValue("an upstream cannot have a path (\"" + s.substring(slash)
-                    + "\"); requests are forwarded with their own path");
+                    + "\"); requests are forwarded with their own path (to put one in front, use paths: with "
+                    + "add_prefix:)");
         }
         if (slash >= 0) {
             s = s.substring(0, slash);
@@ -48,10 +56,11 @@ final class Upstreams {
         if (s.indexOf('@') >= 0) {
             throw new BadValue("an upstream cannot contain user info (\"user@\")");
         }
-        return hostAndPort(s.toLowerCase(Locale.ROOT));
+        UpstreamAddress address = hostAndPort(s.toLowerCase(Locale.ROOT), kind.defaultPort());
+        return new UpstreamAddress(address.host(), address.port(), kind, null);
     }
 
-    private static UpstreamAddress hostAndPort(String s) throws BadValue {
+    private static UpstreamAddress hostAndPort(String s, int defaultPort) throws BadValue {
         if (s.startsWith("[")) {
             int close = s.indexOf(']');
             if (close < 0) {
@@ -62,7 +71,7 @@ final class Upstreams {
             if (!HostNames.isIpv6(host) || !after.isEmpty() && !after.startsWith(":")) {
                 throw new BadValue("\"" + s + "\" is not a valid IPv6 address; write e.g. [::1]:8080");
             }
-            int port = after.isEmpty() ? DEFAULT_PORT : HostNames.port(after.substring(1), false);
+            int port = after.isEmpty() ? defaultPort : HostNames.port(after.substring(1), false);
             return new UpstreamAddress(host, port);
         }
         int colon = s.indexOf(':');
@@ -70,7 +79,7 @@ final class Upstreams {
             throw new BadValue("write an IPv6 address in brackets, e.g. [::1]:8080");
         }
         String host = colon < 0 ? s : s.substring(0, colon);
-        int port = colon < 0 ? DEFAULT_PORT : HostNames.port(s.substring(colon + 1), false);
+        int port = colon < 0 ? defaultPort : HostNames.port(s.substring(colon + 1), false);
         if (host.endsWith(".") && host.length() > 1) {
             host = host.substring(0, host.length() - 1);
         }

@@ -107,6 +107,13 @@ final class Values {
         return Optional.empty();
     }
 
+    /** True for {@code off} or {@code false}: an option a site has, turned off for one of its paths. */
+    static boolean isOff(Node node) {
+        return node instanceof ScalarNode scalar && (Tag.BOOL.equals(scalar.getTag())
+                && scalar.getValue().equalsIgnoreCase("false") || NodeWalker.STRING.contains(scalar.getTag())
+                && scalar.getValue().strip().equalsIgnoreCase("off"));
+    }
+
     /**
      * One of a fixed set of words, written exactly; otherwise an error with the word probably meant.
      *

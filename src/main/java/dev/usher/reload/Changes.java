@@ -100,8 +100,7 @@ public record Changes(List<String> sitesAdded, List<String> sitesRemoved, List<S
 
     /** The site with its line and column zeroed: moving a site in the file is no change to it. */
     private static Site withoutPosition(Site s) {
-        return new Site(s.name(), s.plainHttp(), s.upstreams(), s.maxBody(), s.connectTimeout(), s.responseTimeout(),
-                0, 0, s.traffic(), s.tls());
+        return s.withoutPosition();
     }
 
     private static void differs(List<String> into, String name, Object old, Object next) {

@@ -64,8 +64,9 @@ class SiteNamesTest {
     @CsvSource(delimiter = '|', value = {
         "app.example.com:8080 | a site name cannot include a port (\":8080\"); ports belong in listen:",
         "[::1]:8443 | a site name cannot include a port (\":8443\"); ports belong in listen:",
-        "example.com/foo | a site name cannot contain a path (\"/foo\"); sites are chosen by host name only",
-        "example.com?x=1 | a site name cannot contain a path (\"?x=1\"); sites are chosen by host name only",
+        "example.com/foo | a site name cannot contain a path (\"/foo\"); a site is a host name, and its paths go "
+                + "under paths: in its long form, as in example.com: {to: app:80, paths: {/foo/: api:8080}}",
+        "example.com?x=1 | a site name cannot contain a query or fragment (\"?x=1\"); a site is a host name",
         "ftp://example.com | unsupported scheme \"ftp://\"; write http:// for a plain-HTTP site, or no scheme "
                 + "(or https://) for HTTPS",
         "::1 | write an IPv6 address in brackets, e.g. [::1]",

@@ -28,6 +28,22 @@ class UpstreamsTest {
         assertThat(Upstreams.parse(raw)).isEqualTo(new UpstreamAddress(host, port));
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "https://10.0.0.5:8006 | 10.0.0.5 | 8006 | HTTPS",
+        "HTTPS://portainer | portainer | 443 | HTTPS",
+        "https://[::1] | ::1 | 443 | HTTPS",
+        "h2c://grpc-svc:50051 | grpc-svc | 50051 | H2C",
+        "h2c://grpc | grpc | 80 | H2C",
+    })
+    void readsSchemes(String raw, String host, int port, UpstreamScheme scheme) throws BadValue {
+        UpstreamAddress address = Upstreams.parse(raw);
+        assertThat(address).isEqualTo(new UpstreamAddress(host, port, scheme, null));
+        assertThat(address.tls()).isEqualTo(scheme == UpstreamScheme.HTTPS ? UpstreamTls.DEFAULT : null);
+        assertThat(address.toString()).isEqualTo(scheme.prefix() + address.authority());
+        assertThat(address.mayUseH2()).isEqualTo(scheme == UpstreamScheme.H2C);
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "app:0 | port 0 is out of range; use a number from 1 to 65535",
@@ -35,10 +51,12 @@ class UpstreamsTest {
         "app:99999999999 | port 99999999999 is out of range; use a number from 1 to 65535",
         "app:http | invalid port \"http\"; use a number from 1 to 65535",
         "app: | the port is missing after ':'",
-        "https://app:8443 | HTTPS to backends is not supported yet; use http:// or host:port",
-        "HTTPS://app | HTTPS to backends is not supported yet; use http:// or host:port",
-        "ws://app:80 | unsupported scheme \"ws://\"; use http:// or host:port",
-        "app:80/api | an upstream cannot have a path (\"/api\"); requests are forwarded with their own path",
+        "grpc://app:8443 | write h2c:// for cleartext HTTP/2 (gRPC without TLS), or https:// with upstream_tls: "
+                + "{alpn: [h2]} for HTTP/2 over TLS",
+        "ws://app:80 | unsupported scheme \"ws://\"; write http:// (websockets need no scheme of their own)",
+        "ftp://app:21 | unsupported scheme \"ftp://\"; use http://, https://, h2c:// or host:port",
+        "app:80/api | an upstream cannot have a path (\"/api\"); requests are forwarded with their own path (to put "
+                + "one in front, use paths: with add_prefix:)",
         "'app:80, app:81' | one address per upstream; for several, write a list: [a:80, b:80]",
         "::1 | write an IPv6 address in brackets, e.g. [::1]:8080",
         "[::1 | missing ']' after the IPv6 address",
