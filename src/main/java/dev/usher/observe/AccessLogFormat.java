@@ -12,7 +12,9 @@ import java.time.format.DateTimeFormatter;
  * backslashes) are escaped, so a crafted URI or Host can neither break the line nor the JSON. Example:
  * <pre>{"time":"2025-05-01T12:00:00.123Z","client":"203.0.113.9","host":"app.example.com","method":"GET",
  * "uri":"/x","protocol":"h2","status":200,"bytes_in":0,"bytes_out":512,"duration_ms":1.204,
- * "upstream":"127.0.0.1:3000","upstream_ms":0.981,"tls":"TLSv1.3","site":"app.example.com"}</pre>
+ * "upstream":"127.0.0.1:3000","upstream_ms":0.981,"tls":"TLSv1.3","site":"app.example.com","route":null}</pre>
+ * ({@code route} is the site's {@code paths:} entry that served the request, such as {@code "/api/"}; the upstream
+ * has its scheme when it is not plain HTTP, such as {@code "https://10.0.0.5:8006"}).
  *
  * <p>Not thread-safe: one instance per writer thread (it caches the formatted second of the last line).
  */
@@ -46,7 +48,7 @@ final class AccessLogFormat {
         if (upstream == null) {
             out.append("null");
         } else {
-            string(upstream.authority(), out);
+            string(upstream.toString(), out);
         }
         out.append(",\"upstream_ms\":");
         if (r.upstreamNanos() < 0) {
@@ -58,6 +60,8 @@ final class AccessLogFormat {
         string(r.tls(), out);
         out.append(",\"site\":");
         string(r.siteName(), out);
+        out.append(",\"route\":");
+        string(r.route(), out);
         out.append("}\n");
     }
 

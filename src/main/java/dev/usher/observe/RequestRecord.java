@@ -22,10 +22,12 @@ import dev.usher.config.UpstreamAddress;
  * @param upstreamNanos  from the first attempt to reach a backend to its response head, or -1 when none came
  * @param tls            the TLS version (such as {@code TLSv1.3}), or null over plain HTTP
  * @param site           the site that took the request, or null when it matched none
+ * @param route          the pattern of the site's {@code paths:} entry that served it ({@code /api/}), or null for
+ *                       the site's own route
  */
 record RequestRecord(long startMillis, String client, String host, String method, String uri,
                             Protocol protocol, int status, long bytesIn, long bytesOut, long durationNanos,
-                            UpstreamAddress upstream, long upstreamNanos, String tls, Site site) {
+                            UpstreamAddress upstream, long upstreamNanos, String tls, Site site, String route) {
     /** The site's name, or null when the request matched no site. */
     public String siteName() {
         return site == null ? null : site.name();

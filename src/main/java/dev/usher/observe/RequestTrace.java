@@ -20,6 +20,7 @@ public final class RequestTrace {
     long bytesIn;
     long bytesOut;
     private Site site;
+    private String route;
     private UpstreamAddress upstream;
     private long upstreamStart;
     private long upstreamNanos = -1;
@@ -35,6 +36,11 @@ public final class RequestTrace {
     /** The request was routed to {@code site}. */
     public void site(Site site) {
         this.site = site;
+    }
+
+    /** The request was served by the site's {@code paths:} entry {@code pattern}. */
+    public void route(String pattern) {
+        this.route = pattern;
     }
 
     /** An attempt at a backend begins: the first one starts the upstream clock. */
@@ -54,6 +60,6 @@ public final class RequestTrace {
 
     RequestRecord end(long nowNanos, String client, Protocol protocol, String tls) {
         return new RequestRecord(startMillis, client, host, method, uri, protocol, status, bytesIn, bytesOut,
-                nowNanos - startNanos, upstream, upstreamNanos, tls, site);
+                nowNanos - startNanos, upstream, upstreamNanos, tls, site, route);
     }
 }

@@ -15,13 +15,14 @@ final class ForwardedHeaders {
     static final AsciiString X_FORWARDED_PROTO = AsciiString.cached("x-forwarded-proto");
     static final AsciiString X_FORWARDED_HOST = AsciiString.cached("x-forwarded-host");
     static final AsciiString X_REAL_IP = AsciiString.cached("x-real-ip");
+    static final AsciiString X_FORWARDED_PREFIX = AsciiString.cached("x-forwarded-prefix");
     /**
      * Other headers through which backends and frameworks learn the client's address, scheme, host or port (RFC 7239
      * Forwarded, Spring and Rails conventions, CDN headers). From a client that is not a trusted proxy they are
      * claims nobody checked, so they are dropped.
      */
     private static final List<AsciiString> CLAIMS = List.of(AsciiString.cached("forwarded"),
-            AsciiString.cached("x-forwarded-port"), AsciiString.cached("x-forwarded-prefix"),
+            AsciiString.cached("x-forwarded-port"), X_FORWARDED_PREFIX,
             AsciiString.cached("x-forwarded-server"), AsciiString.cached("x-forwarded-ssl"),
             AsciiString.cached("x-forwarded-scheme"), AsciiString.cached("x-client-ip"),
             AsciiString.cached("true-client-ip"), AsciiString.cached("cf-connecting-ip"),

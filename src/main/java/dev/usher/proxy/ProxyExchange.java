@@ -71,6 +71,11 @@ final class ProxyExchange implements UpstreamListener {
         this.responseTimer = handler.responseTimer();
     }
 
+    /** The route the request took (a site's, or one of its paths'). */
+    Route route() {
+        return route;
+    }
+
     /** How long the client connection may then wait for its next request: the site's keep-alive idle timeout. */
     long keepAliveIdleNanos() {
         return route.site().traffic().keepAliveIdle().toNanos();

@@ -3,6 +3,8 @@ package dev.usher.proxy;
 import dev.usher.observe.RequestRecorder;
 import dev.usher.observe.RequestTrace;
 import dev.usher.config.Cidr;
+import dev.usher.route.PathRoute;
+import dev.usher.route.RequestPaths;
 import dev.usher.route.Route;
 import dev.usher.route.RouteTable;
 import dev.usher.route.RouteTableHolder;
@@ -83,6 +85,12 @@ final class RequestDispatch {
             respond(HttpResponseStatus.NOT_FOUND, hasBody || !keepAlive);
             return;
         }
+        if (route.paths() != null) {
+            route = pathRoute(route, request, hasBody || !keepAlive, trace);
+            if (route == null) {
+                return; // answered: a path with no normal form, or the slash a prefix needs
+            }
+        }
         if (trace != null) {
             trace.site(route.site());
         }
@@ -108,13 +116,15 @@ final class RequestDispatch {
             return;
         }
         if (route.upstreams() == null) {
-            respond(HttpResponseStatus.BAD_GATEWAY, hasBody || !keepAlive);
+            // A site made only of paths answers what none of them matches with a 404.
+            respond(route.site().forwards() ? HttpResponseStatus.BAD_GATEWAY : HttpResponseStatus.NOT_FOUND,
+                    hasBody || !keepAlive);
             return;
         }
         ProxyExchange started = new ProxyExchange(side, ctx, route, request, client, shape, trace);
         side.exchangeStarted(started);
         if (verdict == null || verdict.isDone()) {
-            prepareForBackend(request, rules, client, peerTrusted, shape.upgrade());
+            prepareForBackend(request, route, client, peerTrusted, shape.upgrade());
             started.start();
         } else {
             // Basic auth being verified off the event loop: the exchange waits (its body, if any, queues up), and
@@ -127,11 +137,49 @@ final class RequestDispatch {
                 } else if (!f.isSuccess()) {
                     started.reject(ErrorPages.response(HttpResponseStatus.SERVICE_UNAVAILABLE, true));
                 } else {
-                    prepareForBackend(request, rules, client, peerTrusted, shape.upgrade());
+                    prepareForBackend(request, started.route(), client, peerTrusted, shape.upgrade());
                     started.start();
                 }
             });
         }
+    }
+
+    /**
+     * The route of the site's {@code paths:} entry the request's path matches (longest first), or the site's own
+     * when none does; the request's target becomes its normal form, rewritten as the entry says. Null when the
+     * request was answered here: a 400 for a path with no normal form, a 308 to {@code /api/} for {@code /api}.
+     */
+    private Route pathRoute(Route site, HttpRequest request, boolean close, RequestTrace trace) {
+        String uri = request.uri();
+        String normal = RequestPaths.normalize(uri);
+        if (normal == null) {
+            respond(HttpResponseStatus.BAD_REQUEST, true);
+            return null;
+        }
+        String matched = RequestPaths.matchForm(normal);
+        PathRoute hit = site.paths().find(matched);
+        if (hit == null) {
+            String withSlash = site.paths().slashRedirect(matched);
+            if (withSlash != null) {
+                FullHttpResponse moved = ErrorPages.response(HttpResponseStatus.PERMANENT_REDIRECT, close);
+                moved.headers().set(HttpHeaderNames.LOCATION, withSlash);
+                site.rules().editResponse(moved.headers(), isHttps());
+                side.respond(moved, close);
+                return null;
+            }
+            if (normal != uri) {
+                request.setUri(normal);
+            }
+            return site;
+        }
+        if (trace != null) {
+            trace.route(hit.pattern());
+        }
+        String target = hit.rewrite(normal, matched);
+        if (target != uri) {
+            request.setUri(target);
+        }
+        return hit.route();
     }
 
     /** Answers the current request locally with an error page; closes after it when {@code close}. */
@@ -143,10 +191,14 @@ final class RequestDispatch {
      * Turns the client's request into the backend's: hop-by-hop headers out, forwarding headers and edits in.
      * Package-private for the JMH benchmark of the header work ({@code bench/jmh}).
      */
-    void prepareForBackend(HttpRequest request, SiteRules rules, InetAddress client, boolean peerTrusted,
+    void prepareForBackend(HttpRequest request, Route route, InetAddress client, boolean peerTrusted,
                                    boolean upgrade) {
+        SiteRules rules = route.rules();
         HttpHeaders headers = request.headers();
         boolean chunked = HttpUtil.isTransferEncodingChunked(request);
+        // TE is hop-by-hop, but "trailers" says the client takes trailers, which Usher passes on: gRPC servers want
+        // to hear it (and HTTP/2 allows TE with that value only).
+        boolean trailers = headers.contains(HttpHeaderNames.TE) && acceptsTrailers(headers);
         CharSequence upgradeTo = upgrade ? headers.get(HttpHeaderNames.UPGRADE) : null;
         HopByHop.strip(headers);
         if (chunked) {
@@ -156,12 +208,31 @@ final class RequestDispatch {
             headers.set(HttpHeaderNames.UPGRADE, upgradeTo);
             headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE);
         }
+        if (trailers) {
+            headers.set(HttpHeaderNames.TE, HttpHeaderValues.TRAILERS);
+        }
         // The client is usually the peer itself, whose text form is kept: no new String per request.
         String clientIp = client == null || client == peer ? peerIp : client.getHostAddress();
         ForwardedHeaders.apply(headers, clientIp, peerIp, peerTrusted,
                 scheme, headers.get(HttpHeaderNames.HOST));
+        String prefix = route.path() == null || !route.path().stripPrefix() ? null : route.path().strippedPart();
+        if (prefix != null) {
+            headers.set(ForwardedHeaders.X_FORWARDED_PREFIX, prefix);
+        }
         rules.editRequest(headers);
         request.setProtocolVersion(HttpVersion.HTTP_1_1);
+    }
+
+    private static boolean acceptsTrailers(HttpHeaders headers) {
+        for (String value : headers.getAll(HttpHeaderNames.TE)) {
+            for (String token : value.split(",")) {
+                int semi = token.indexOf(';');
+                if ((semi < 0 ? token : token.substring(0, semi)).trim().equalsIgnoreCase("trailers")) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static boolean trusted(InetAddress address, List<Cidr> proxies) {

@@ -1,6 +1,7 @@
 package dev.usher.route;
 
 import dev.usher.config.Site;
+import dev.usher.config.SitePath;
 import dev.usher.config.UsherConfig;
 import dev.usher.rules.RuleServices;
 import dev.usher.rules.SiteRules;
@@ -95,10 +96,12 @@ public final class RouteTable implements AutoCloseable {
             }
             Route route = special.apply(site);
             if (route == null) {
-                List<UpstreamPool> group = new ArrayList<>(site.upstreams().size());
-                site.upstreams().forEach(u -> group.add(pools.pool(u)));
-                UpstreamGroup upstreams = group.isEmpty() ? null : keptOrNew(previous, site, group);
-                route = new Route(site, upstreams, SiteRules.compile(site, config.trustedProxies(), services));
+                UpstreamGroup upstreams = group(site, null, pools, previous);
+                SiteRules rules = SiteRules.compile(site, config.trustedProxies(), services);
+                route = site.hasPaths()
+                        ? new Route(site, upstreams, rules, paths(site, upstreams, config, pools, services, previous),
+                                null)
+                        : new Route(site, upstreams, rules);
             }
             if (site.wildcard()) {
                 wildcard.put(site.name().substring(2), route);
@@ -109,18 +112,55 @@ public final class RouteTable implements AutoCloseable {
         return new RouteTable(config, Map.copyOf(exact), Map.copyOf(wildcard));
     }
 
-    private static UpstreamGroup keptOrNew(RouteTable previous, Site site, List<UpstreamPool> group) {
-        UpstreamGroup old = previous == null ? null : previous.groupOf(site);
+    /**
+     * The routes of a site's paths. A path that names no target of its own shares the site's backend group (and so
+     * its health); one with its own backends gets its own group. Rate limits count per site, except on a path that
+     * sets its own.
+     */
+    private static PathTable paths(Site site, UpstreamGroup siteGroup, UsherConfig config, UpstreamPools pools,
+                                   RuleServices services, RouteTable previous) {
+        List<PathRoute> routes = new ArrayList<>(site.paths().size());
+        for (SitePath path : site.paths()) {
+            Site seen = path.site();
+            UpstreamGroup group = path.ownTarget() ? group(seen, path.pattern(), pools, previous) : siteGroup;
+            boolean ownLimit = !java.util.Objects.equals(seen.traffic().rateLimit(), site.traffic().rateLimit());
+            SiteRules rules = SiteRules.compile(seen, ownLimit ? site.name() + path.pattern() : site.name(),
+                    config.trustedProxies(), services);
+            routes.add(new PathRoute(path, new Route(seen, group, rules, null, path)));
+        }
+        return new PathTable(routes);
+    }
+
+    /** The backend group for {@code site} (or its path {@code pattern}), null when it forwards nowhere. */
+    private static UpstreamGroup group(Site site, String pattern, UpstreamPools pools, RouteTable previous) {
+        if (site.upstreams().isEmpty()) {
+            return null;
+        }
+        List<UpstreamPool> group = new ArrayList<>(site.upstreams().size());
+        site.upstreams().forEach(u -> group.add(pools.pool(u)));
+        UpstreamGroup old = previous == null ? null : previous.groupOf(site, pattern);
         if (old != null && old.sameSetup(group, site.traffic().balancing()) && old.retain()) {
             return old;
         }
-        return new UpstreamGroup(site.name(), group, site.traffic().balancing());
+        return new UpstreamGroup(pattern == null ? site.name() : site.name() + pattern, group,
+                site.traffic().balancing());
     }
 
-    /** The backend group this table has for {@code site}'s name, or null. */
-    private UpstreamGroup groupOf(Site site) {
+    /** The backend group this table has for {@code site}'s name (and path {@code pattern}, if not null), or null. */
+    private UpstreamGroup groupOf(Site site, String pattern) {
         Route route = site.wildcard() ? wildcard.get(site.name().substring(2)) : exact.get(site.name());
-        return route == null ? null : route.upstreams();
+        if (route == null || pattern == null) {
+            return route == null ? null : route.upstreams();
+        }
+        if (route.paths() == null) {
+            return null;
+        }
+        for (PathRoute path : route.paths().routes()) {
+            if (path.pattern().equals(pattern) && path.path().ownTarget()) {
+                return path.route().upstreams();
+            }
+        }
+        return null;
     }
 
     /** Every route of this table (exact names, then wildcards), for metrics and the admin API. */
@@ -165,6 +205,14 @@ public final class RouteTable implements AutoCloseable {
             for (Route route : routes.values()) {
                 if (route.upstreams() != null) {
                     action.accept(route.upstreams());
+                }
+                if (route.paths() == null) {
+                    continue;
+                }
+                for (PathRoute path : route.paths().routes()) {
+                    if (path.path().ownTarget() && path.route().upstreams() != null) {
+                        action.accept(path.route().upstreams());
+                    }
                 }
             }
         }

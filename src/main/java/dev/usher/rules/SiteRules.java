@@ -48,7 +48,8 @@ public final class SiteRules {
     /** True when any check needs the client address; false lets {@link #check} skip even reading it. */
     private final boolean gated;
 
-    private SiteRules(Site site, List<Cidr> trustedProxies, RuleServices services, AcmeChallenges challenges) {
+    private SiteRules(Site site, String limitKey, List<Cidr> trustedProxies, RuleServices services,
+                      AcmeChallenges challenges) {
         SiteTraffic traffic = site.traffic() == null ? SiteTraffic.DEFAULTS : site.traffic();
         Access access = traffic.access() == null ? Access.OPEN : traffic.access();
         this.name = site.name();
@@ -58,7 +59,7 @@ public final class SiteRules {
         this.allow = access.allow().isEmpty() ? null : new IpNetworks(access.allow());
         this.deny = access.deny().isEmpty() ? null : new IpNetworks(access.deny());
         this.rateLimiter = traffic.rateLimit() == null ? null
-                : new RateLimiter(traffic.rateLimit(), services.siteId(site.name()), services.rateBuckets,
+                : new RateLimiter(traffic.rateLimit(), services.siteId(limitKey), services.rateBuckets,
                         services.nanoTime);
         this.auth = access.basicAuth().isEmpty() ? null : new BasicAuth(site.name(), access.basicAuth(), services);
         this.redirect = traffic.redirect() == null ? null : new RedirectAnswer(traffic.redirect());
@@ -72,7 +73,15 @@ public final class SiteRules {
 
     /** Compiles a site's rules; {@code trustedProxies} comes from the whole config. */
     public static SiteRules compile(Site site, List<Cidr> trustedProxies, RuleServices services) {
-        return new SiteRules(site, trustedProxies, services, null);
+        return new SiteRules(site, site.name(), trustedProxies, services, null);
+    }
+
+    /**
+     * Compiles the rules of one of a site's paths ({@code site} as that path sees it). Its rate limit counts in the
+     * budget named {@code limitKey}: the site's name to share the site's, another key for a limit of its own.
+     */
+    public static SiteRules compile(Site site, String limitKey, List<Cidr> trustedProxies, RuleServices services) {
+        return new SiteRules(site, limitKey, trustedProxies, services, null);
     }
 
     /**
@@ -87,7 +96,7 @@ public final class SiteRules {
                 .withKeepAliveIdle(site.traffic().keepAliveIdle()).withRedirect(new dev.usher.config.Redirect(target, 308));
         Site plain = new Site(site.name(), true, List.of(), site.maxBody(), site.connectTimeout(),
                 site.responseTimeout(), site.line(), site.column(), redirect, dev.usher.config.TlsPolicy.NONE);
-        return new SiteRules(plain, List.of(), services, new AcmeChallenges(keyAuthorizations));
+        return new SiteRules(plain, plain.name(), List.of(), services, new AcmeChallenges(keyAuthorizations));
     }
 
     /**

@@ -28,11 +28,20 @@ class HeadersTest {
     void removesHopByHopHeadersIncludingThoseNamedInConnection() throws Exception {
         try (RawHttp http = new RawHttp(usher.port())) {
             String seen = http.send("GET / HTTP/1.1\r\nHost: app.example.com\r\nConnection: keep-alive, X-Secret\r\n"
-                    + "X-Secret: s3cr3t\r\nKeep-Alive: timeout=5\r\nTE: trailers\r\nProxy-Connection: keep-alive\r\n"
+                    + "X-Secret: s3cr3t\r\nKeep-Alive: timeout=5\r\nTE: deflate\r\nProxy-Connection: keep-alive\r\n"
                     + "Proxy-Authorization: Basic Zm9vOmJhcg==\r\nX-Kept: yes\r\n\r\n").read().body();
             assertThat(seen).contains("X-Kept: yes");
             assertThat(seen.toLowerCase()).doesNotContain("x-secret").doesNotContain("keep-alive: timeout")
                     .doesNotContain("\nte:").doesNotContain("proxy-connection").doesNotContain("proxy-authorization");
+        }
+    }
+
+    @Test
+    void teTrailersIsPassedOnAloneSinceUsherRelaysTrailers() throws Exception {
+        try (RawHttp http = new RawHttp(usher.port())) {
+            String seen = http.send("GET / HTTP/1.1\r\nHost: app.example.com\r\nTE: deflate;q=0.5, trailers\r\n\r\n")
+                    .read().body().toLowerCase();
+            assertThat(seen).contains("\nte: trailers\n").doesNotContain("deflate");
         }
     }
 

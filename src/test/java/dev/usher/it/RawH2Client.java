@@ -43,6 +43,11 @@ final class RawH2Client implements AutoCloseable {
     private final DefaultHttp2HeadersDecoder decoder = new DefaultHttp2HeadersDecoder(false);
 
     RawH2Client(int port) throws Exception {
+        this(port, null);
+    }
+
+    /** @param serverName the name sent in SNI, or null for none */
+    RawH2Client(int port, String serverName) throws Exception {
         SSLContext ssl = SSLContext.getInstance("TLS");
         ssl.init(null, new TrustManager[]{new X509TrustManager() {
             public void checkClientTrusted(X509Certificate[] chain, String authType) {
@@ -58,6 +63,9 @@ final class RawH2Client implements AutoCloseable {
         socket = (SSLSocket) ssl.getSocketFactory().createSocket("127.0.0.1", port);
         SSLParameters params = socket.getSSLParameters();
         params.setApplicationProtocols(new String[]{"h2"});
+        if (serverName != null) {
+            params.setServerNames(java.util.List.of(new javax.net.ssl.SNIHostName(serverName)));
+        }
         socket.setSSLParameters(params);
         socket.startHandshake();
         if (!"h2".equals(socket.getApplicationProtocol())) {

@@ -123,7 +123,7 @@ public class RequestHeadersBenchmark {
         if (answer != null) {
             throw new IllegalStateException("answered locally");
         }
-        dispatch.prepareForBackend(request, rules, client, false, false);
+        dispatch.prepareForBackend(request, route, client, false, false);
         return request;
     }
 
@@ -140,7 +140,7 @@ public class RequestHeadersBenchmark {
     @Benchmark
     public HttpRequest prepareForBackendOnly() {
         HttpRequest request = copy();
-        dispatch.prepareForBackend(request, table.lookup("app0.example.com").rules(), peer, false, false);
+        dispatch.prepareForBackend(request, table.lookup("app0.example.com"), peer, false, false);
         return request;
     }
 
