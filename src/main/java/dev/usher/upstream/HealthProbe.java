@@ -2,13 +2,11 @@ package dev.usher.upstream;
 
 import dev.usher.config.UpstreamAddress;
 import dev.usher.net.Transport;
-import io.netty.bootstrap.Bootstrap;
+import dev.usher.upstream.BackendConnector.Protocol;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
@@ -19,11 +17,14 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
+import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 
 import java.net.ConnectException;
-import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
@@ -31,8 +32,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * One health check of one backend: connect, {@code GET path} with {@code Connection: close}, and judge the status
- * line (2xx or 3xx is healthy); the body is not read. A fresh connection each time, outside the pool: a check should
+ * One health check of one backend: connect (over TLS for https://, offering http/1.1 only; on a stream of its own
+ * HTTP/2 connection for h2c://), {@code GET path} with {@code Connection: close}, and judge the status line (2xx or
+ * 3xx is healthy); the body is not read. A fresh connection each time, outside the pool: a check should
  * see what a new connection sees, and must not use up a keep-alive connection a request could have had.
  *
  * <p>Everything runs on one event loop; {@code done} is called exactly once, with null for healthy or a short reason
@@ -65,37 +67,57 @@ final class HealthProbe extends ChannelInboundHandlerAdapter {
         try {
             timer = loop.schedule(() -> finish("timed out after " + HealthChecker.format(timeout)), millis,
                     TimeUnit.MILLISECONDS);
-            ChannelFuture connect = new Bootstrap()
-                    .group(loop)
-                    .channel(transport.socketChannel())
-                    .resolver(pool.resolver())
-                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, millis))
-                    .option(ChannelOption.TCP_NODELAY, true)
-                    .handler(new ChannelInitializer<Channel>() {
-                        @Override
-                        protected void initChannel(Channel ch) {
-                            // Small limits: only the status line matters, and a check must not cost memory.
-                            ch.pipeline().addLast("http", new HttpClientCodec(new HttpDecoderConfig()
-                                    .setMaxInitialLineLength(4096).setMaxHeaderSize(16 * 1024), false, false));
-                            ch.pipeline().addLast("probe", HealthProbe.this);
-                        }
-                    })
-                    .connect(InetSocketAddress.createUnresolved(address.host(), address.port()));
-            channel = connect.channel();
-            connect.addListener((ChannelFuture f) -> {
+            Future<Protocol> connected = BackendConnector.connect(pool, loop, timeout, true, true, (ch, protocol) -> {
+                channel = ch;
+                if (protocol == Protocol.HTTP1) {
+                    // Small limits: only the status line matters, and a check must not cost memory.
+                    ch.pipeline().addLast("http", new HttpClientCodec(new HttpDecoderConfig()
+                            .setMaxInitialLineLength(4096).setMaxHeaderSize(16 * 1024), false, false));
+                    ch.pipeline().addLast("probe", HealthProbe.this);
+                } else {
+                    H2Connection.install(ch, null, gone -> { });
+                }
+            });
+            connected.addListener(f -> {
                 if (!f.isSuccess()) {
                     finish(describe(f.cause()));
+                } else if (!finished && connected.getNow() == Protocol.HTTP1) {
+                    send(channel);
                 } else if (!finished) {
-                    f.channel().writeAndFlush(request(address)).addListener(w -> {
-                        if (!w.isSuccess()) {
-                            finish(describe(w.cause()));
-                        }
-                    });
+                    overHttp2();
                 }
             });
         } catch (RejectedExecutionException e) {
             finish("event loop shut down");
         }
+    }
+
+    /** An HTTP/2 backend ({@code h2c://}): the check is one stream of its own connection. */
+    private void overHttp2() {
+        new Http2StreamChannelBootstrap(channel)
+                .handler(new ChannelInitializer<Http2StreamChannel>() {
+                    @Override
+                    protected void initChannel(Http2StreamChannel stream) {
+                        stream.pipeline().addLast("h2-http", new Http2StreamFrameToHttpObjectCodec(false));
+                        stream.pipeline().addLast("probe", HealthProbe.this);
+                    }
+                })
+                .open()
+                .addListener((Future<Http2StreamChannel> f) -> {
+                    if (!f.isSuccess()) {
+                        finish(describe(f.cause()));
+                    } else if (!finished) {
+                        send(f.getNow());
+                    }
+                });
+    }
+
+    private void send(Channel to) {
+        to.writeAndFlush(request(pool.address())).addListener(w -> {
+            if (!w.isSuccess()) {
+                finish(describe(w.cause()));
+            }
+        });
     }
 
     /** Ends the probe without a verdict (checks stopped). */
@@ -139,6 +161,11 @@ final class HealthProbe extends ChannelInboundHandlerAdapter {
     }
 
     @Override
+    public boolean isSharable() {
+        return true; // on an HTTP/2 backend it sits on the check's stream, never on two pipelines at once
+    }
+
+    @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         finish(describe(cause));
     }
@@ -172,6 +199,9 @@ final class HealthProbe extends ChannelInboundHandlerAdapter {
         }
         if (cause instanceof UnknownHostException) {
             return "unknown host";
+        }
+        if (cause instanceof BackendConnector.BackendTlsException) {
+            return message;
         }
         if (message.toLowerCase().contains("connection reset")) {
             return "connection reset";

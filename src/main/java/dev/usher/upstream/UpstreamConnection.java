@@ -13,9 +13,12 @@ import io.netty.util.ReferenceCountUtil;
  * <p>Auto-read stays off for the connection's whole life: reads are asked for one at a time (the exchange asks while
  * the client keeps up). The idle read stays pending into the next lease, where the exchange's own read finds it
  * already armed: no epoll interest change per request (toggling auto-read cost two {@code epoll_ctl} calls each).
+ *
+ * <p>To an HTTP/2 backend, the "connection" an exchange leases is one stream of the backend's multiplexed connection
+ * ({@link H2Connection}): the same events, in HTTP objects, from the stream's child channel; it is never reused.
  */
 public final class UpstreamConnection extends ChannelInboundHandlerAdapter {
-    private final LoopPool pool;
+    private final ConnectionOwner pool;
     private Channel channel;
     private UpstreamListener listener;
     private int uses;
@@ -26,8 +29,14 @@ public final class UpstreamConnection extends ChannelInboundHandlerAdapter {
     private boolean reading;
     private boolean releaseAfterRead;
 
-    UpstreamConnection(LoopPool pool) {
+    UpstreamConnection(ConnectionOwner pool) {
         this.pool = pool;
+    }
+
+    /** A stream of a multiplexed connection that already carried others: {@link #reused()} says so. */
+    UpstreamConnection(ConnectionOwner pool, boolean onReusedConnection) {
+        this.pool = pool;
+        this.uses = onReusedConnection ? 1 : 0;
     }
 
     /** The backend channel. */
@@ -42,7 +51,7 @@ public final class UpstreamConnection extends ChannelInboundHandlerAdapter {
 
     /** Where this connection goes: the pool's backend address. */
     public String upstream() {
-        return pool.upstream().authority();
+        return pool.upstream();
     }
 
     /** Starts delivering events to {@code listener}; the caller owns the connection until release or close. */

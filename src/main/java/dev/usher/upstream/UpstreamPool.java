@@ -12,8 +12,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Keep-alive connections to one backend address: one {@link LoopPool} per event loop, made on first use. Bounded in
- * idle connections per loop; connections idle longer than the idle timeout are closed.
+ * Connections to one backend (its address, scheme and TLS settings): one {@link LoopPool} per event loop, made on
+ * first use. HTTP/1.1 backends get keep-alive connections, bounded in idle connections per loop; HTTP/2 backends one
+ * multiplexed connection per loop. Connections idle longer than the idle timeout are closed.
  */
 public final class UpstreamPool {
     private final UpstreamAddress address;
@@ -21,13 +22,15 @@ public final class UpstreamPool {
     private final AddressResolverGroup<InetSocketAddress> resolver;
     private final int maxIdlePerLoop;
     private final Duration idleTimeout;
+    private final BackendTls tls;
     private final Map<EventLoop, LoopPool> loops = new ConcurrentHashMap<>();
 
     UpstreamPool(UpstreamAddress address, Transport transport, AddressResolverGroup<InetSocketAddress> resolver,
-                 int maxIdlePerLoop, Duration idleTimeout) {
+                 int maxIdlePerLoop, Duration idleTimeout, BackendTls tls) {
         this.address = address;
         this.transport = transport;
         this.resolver = resolver;
+        this.tls = tls;
         this.maxIdlePerLoop = maxIdlePerLoop;
         this.idleTimeout = idleTimeout;
     }
@@ -39,10 +42,17 @@ public final class UpstreamPool {
 
     /**
      * A connection to the backend on {@code loop}: an idle one when there is one, a new one otherwise (or always a
-     * new one when {@code fresh}, for a retry after a stale keep-alive). Must be called on {@code loop}.
+     * new one when {@code fresh}, for a retry after a stale keep-alive); to an HTTP/2 backend, a new stream. Must be
+     * called on {@code loop}.
      */
     public Future<UpstreamConnection> acquire(EventLoop loop, Duration connectTimeout, boolean fresh) {
-        return loops.computeIfAbsent(loop, l -> new LoopPool(this, l)).acquire(connectTimeout, fresh);
+        return acquire(loop, connectTimeout, fresh, false);
+    }
+
+    /** As the other {@code acquire}; {@code upgrade}: for a websocket, always an HTTP/1.1 connection. */
+    public Future<UpstreamConnection> acquire(EventLoop loop, Duration connectTimeout, boolean fresh,
+                                              boolean upgrade) {
+        return loops.computeIfAbsent(loop, l -> new LoopPool(this, l)).acquire(connectTimeout, fresh, upgrade);
     }
 
     /**
@@ -74,6 +84,10 @@ public final class UpstreamPool {
         for (LoopPool pool : loops.values()) {
             pool.loop().execute(pool::close);
         }
+    }
+
+    BackendTls tls() {
+        return tls;
     }
 
     Transport transport() {

@@ -11,7 +11,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Every backend pool of a running Usher, one per backend address. Pools outlive a config generation, so a reload
+ * Every backend pool of a running Usher, one per backend (address, scheme and TLS settings). Pools outlive a config generation, so a reload
  * that keeps a backend keeps its warm connections.
  */
 public final class UpstreamPools implements AutoCloseable {
@@ -23,6 +23,8 @@ public final class UpstreamPools implements AutoCloseable {
     private final Transport transport;
     private final AddressResolverGroup<InetSocketAddress> resolver;
     private final Map<UpstreamAddress, UpstreamPool> pools = new ConcurrentHashMap<>();
+    /** TLS contexts for https:// backends, shared by their pools and kept for good: sessions resume on reconnect. */
+    private final BackendTls tls = new BackendTls();
 
     public UpstreamPools(Transport transport) {
         this(transport, new OffloadingResolverGroup());
@@ -37,7 +39,7 @@ public final class UpstreamPools implements AutoCloseable {
     /** The pool for {@code address}, made on first use. */
     public UpstreamPool pool(UpstreamAddress address) {
         return pools.computeIfAbsent(address,
-                a -> new UpstreamPool(a, transport, resolver, MAX_IDLE_PER_LOOP, IDLE_TIMEOUT));
+                a -> new UpstreamPool(a, transport, resolver, MAX_IDLE_PER_LOOP, IDLE_TIMEOUT, tls));
     }
 
     /** Every pool made so far, by backend address (a snapshot, for metrics). */

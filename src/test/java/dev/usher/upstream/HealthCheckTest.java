@@ -55,7 +55,7 @@ class HealthCheckTest {
 
     private UpstreamPool pool(int port) {
         return new UpstreamPool(new UpstreamAddress("127.0.0.1", port), transport, resolver, 8,
-                Duration.ofSeconds(50));
+                Duration.ofSeconds(50), new BackendTls());
     }
 
     private Whoami whoami(String name) {

@@ -25,7 +25,8 @@ final class TestPools {
     }
 
     static UpstreamPool pool(String host, int port) {
-        return new UpstreamPool(new UpstreamAddress(host, port), Transport.nio(), null, 1, Duration.ofSeconds(1));
+        return new UpstreamPool(new UpstreamAddress(host, port), Transport.nio(), null, 1, Duration.ofSeconds(1),
+                new BackendTls());
     }
 
     static Balancing balancing(Balancing.Policy policy, int maxFails, Duration failTimeout) {
