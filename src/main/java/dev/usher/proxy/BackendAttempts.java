@@ -13,6 +13,7 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.concurrent.Future;
 
+import javax.net.ssl.SSLException;
 import java.lang.System.Logger.Level;
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -47,6 +48,8 @@ final class BackendAttempts {
     private final RequestTrace trace;
     /** A bodiless idempotent request, safe to send again when a backend closed without answering. */
     private final boolean replayable;
+    /** The request asks to upgrade (a websocket): it needs an HTTP/1.1 connection, even to an h2-capable backend. */
+    private final boolean upgrade;
     /** The current attempt's backend (after the last attempt failed, still that one, for log lines). */
     private UpstreamPool pool;
     /** The current attempt holds an in-flight count of {@link #pool}. */
@@ -56,13 +59,14 @@ final class BackendAttempts {
     private boolean resent;
 
     /** @param exchange told of each connection, or that none could be had */
-    BackendAttempts(ProxyExchange exchange, Route route, InetAddress client, HttpRequest request, boolean hasBody,
+    BackendAttempts(ProxyExchange exchange, Route route, InetAddress client, HttpRequest request, RequestShape shape,
                     RequestTrace trace) {
         this.exchange = exchange;
         this.route = route;
         this.client = client;
         this.trace = trace;
-        this.replayable = !hasBody && isIdempotent(request);
+        this.replayable = !shape.hasBody() && isIdempotent(request);
+        this.upgrade = shape.upgrade();
     }
 
     /** Starts an attempt on the next backend; false when every backend is down or was tried already. */
@@ -92,7 +96,7 @@ final class BackendAttempts {
      * so another can always take it); when none is left, the exchange answers 504 after a connect timeout, else 502.
      */
     void connect(EventLoop loop, boolean fresh) {
-        Future<UpstreamConnection> f = pool.acquire(loop, route.site().connectTimeout(), fresh);
+        Future<UpstreamConnection> f = pool.acquire(loop, route.site().connectTimeout(), fresh, upgrade);
         if (f.isDone()) {
             connected(f, loop);
         } else {
@@ -109,7 +113,8 @@ final class BackendAttempts {
             return; // the client left meanwhile: nothing to report
         }
         Throwable cause = f.cause();
-        LOG.log(Level.INFO, "{0}: cannot connect to backend {1}: {2}", route.site().name(), pool.address(), cause);
+        LOG.log(Level.INFO, "{0}: cannot connect to backend {1}: {2}", route.site().name(), pool.address(),
+                cause instanceof SSLException ? cause.getMessage() : cause);
         if (tryAnother()) {
             connect(loop, false);
         } else {

@@ -66,7 +66,7 @@ final class ProxyExchange implements UpstreamListener {
         this.request = request;
         this.shape = shape;
         this.forwarded = new ForwardedRequest(request);
-        this.attempts = new BackendAttempts(this, route, clientAddress, request, shape.hasBody(), trace);
+        this.attempts = new BackendAttempts(this, route, clientAddress, request, shape, trace);
         this.https = handler.isHttps();
         this.responseTimer = handler.responseTimer();
     }
@@ -247,7 +247,9 @@ final class ProxyExchange implements UpstreamListener {
                 backendReusable = afterwards.backendReusable();
                 closeClientAfter = !afterwards.clientStaysOpen();
                 route.rules().editResponse(response.headers(), https);
-                ctx.write(response, ctx.voidPromise());
+                if (!(response instanceof LastHttpContent)) {
+                    ctx.write(response, ctx.voidPromise());
+                } // else all of it in one message (an HTTP/2 backend's trailers-only answer): it goes as the last piece
             }
         }
     }

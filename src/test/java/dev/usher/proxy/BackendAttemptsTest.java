@@ -49,7 +49,7 @@ class BackendAttemptsTest {
 
     private BackendAttempts attempts(HttpMethod method, boolean hasBody) {
         HttpRequest request = new DefaultHttpRequest(HttpVersion.HTTP_1_1, method, "/");
-        return new BackendAttempts(null, route, null, request, hasBody, null);
+        return new BackendAttempts(null, route, null, request, RequestShape.of(hasBody), null);
     }
 
     private List<BackendStatus> status() {
@@ -116,7 +116,7 @@ class BackendAttemptsTest {
     void aPostWithAnIdempotencyKeyAndNoBodyMayBeSentAgain() {
         HttpRequest request = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/");
         request.headers().set("Idempotency-Key", "8e03978e-40d5-43e8-bc93-6894a57f9324");
-        BackendAttempts attempts = new BackendAttempts(null, route, null, request, false, null);
+        BackendAttempts attempts = new BackendAttempts(null, route, null, request, RequestShape.of(false), null);
         attempts.pick();
         assertThat(attempts.closedBeforeAnswer(true, true)).isEqualTo(Retry.SAME_BACKEND);
         BackendAttempts plain = attempts(HttpMethod.POST, false);
