@@ -3,6 +3,7 @@ package dev.usher;
 import dev.usher.admin.AdminListener;
 import dev.usher.cert.CertManager;
 import dev.usher.cert.CertStore;
+import dev.usher.config.InsecureBackends;
 import dev.usher.config.ListenAddress;
 import dev.usher.config.UsherConfig;
 import dev.usher.observe.AccessLog;
@@ -109,6 +110,9 @@ final class GenerationBuilder {
         }
 
         Generation run() throws Failure {
+            for (String warning : InsecureBackends.warnings(next)) {
+                LOG.log(Level.WARNING, warning);
+            }
             try {
                 accessLog = accessLog();
                 certificates = certificates();

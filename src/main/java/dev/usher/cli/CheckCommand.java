@@ -1,5 +1,6 @@
 package dev.usher.cli;
 
+import dev.usher.config.InsecureBackends;
 import dev.usher.config.UsherConfig;
 
 import java.io.PrintStream;
@@ -26,6 +27,9 @@ final class CheckCommand {
             return 1;
         }
         out.println(file + ": OK, " + config.sites().size() + " site(s)");
+        for (String warning : InsecureBackends.warnings(config)) {
+            out.println("warning: " + warning);
+        }
         return 0;
     }
 }

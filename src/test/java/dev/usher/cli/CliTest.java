@@ -38,6 +38,26 @@ class CliTest {
     }
 
     @Test
+    void checkWarnsOfBackendsWhoseCertificateIsNotChecked() throws Exception {
+        Path file = dir.resolve("usher.yaml");
+        Files.writeString(file, """
+                sites:
+                  pve.example.com: {to: https://10.0.0.5:8006, upstream_tls: {insecure_skip_verify: true}}
+                  app.example.com:
+                    to: app:80
+                    paths:
+                      /nas/: {to: https://10.0.0.6:5001, upstream_tls: {insecure_skip_verify: true}}
+                      /kube/: https://10.0.0.7:443
+                """);
+        assertThat(run("check", "--config", file.toString())).isZero();
+        String printed = out.toString(StandardCharsets.UTF_8);
+        assertThat(printed).contains("OK, 2 site(s)")
+                .contains("warning: pve.example.com: https://10.0.0.5:8006: upstream_tls.insecure_skip_verify is on")
+                .contains("warning: app.example.com /nas/: https://10.0.0.6:5001: upstream_tls.insecure_skip_verify")
+                .doesNotContain("10.0.0.7");
+    }
+
+    @Test
     void checkListsEveryErrorWithItsPositionAndExitsOne() throws Exception {
         Path file = dir.resolve("bad.yaml");
         Files.writeString(file, "sites:\n  app1.example.com: app1:99999\n  app2.example.com: {to: app2:80, max_bdy: 1MiB}\n");
