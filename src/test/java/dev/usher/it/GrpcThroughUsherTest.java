@@ -178,6 +178,20 @@ class GrpcThroughUsherTest {
     }
 
     @Test
+    void healthChecksOfAnH2cBackendAreStreamsOfTheirOwn() throws Exception {
+        try (NettyBackend checked = NettyBackend.h2c();
+             dev.usher.testing.RunningUsher plain = dev.usher.testing.RunningUsher.start(
+                     "sites:\n  http://h.test: {to: h2c://127.0.0.1:" + checked.port()
+                             + ", health: {path: /health-check, interval: 1s}}\n")) {
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (!checked.served.contains("h2 GET /health-check") && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(checked.served).contains("h2 GET /health-check");
+        }
+    }
+
+    @Test
     void anHttp1ClientIsCarriedOnAStreamOfTheH2cBackend() throws Exception {
         String out = Processes.run(List.of("curl", "-sk", "--http1.1", "--max-time", "20", "--resolve",
                 "grpc.test:" + usher.port() + ":127.0.0.1", "-D", "-",

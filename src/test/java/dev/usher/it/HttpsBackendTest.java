@@ -86,6 +86,11 @@ class HttpsBackendTest {
                     to: https://127.0.0.1:%4$d
                     upstream_tls: {ca: %6$s, client_cert: %7$s, client_key: %8$s}
                   http://no-client-cert.test: {to: https://127.0.0.1:%4$d, upstream_tls: %5$s}
+                  http://checked.test:
+                    to: [https://127.0.0.1:%2$d, https://127.0.0.1:%1$d]
+                    upstream_tls: %5$s
+                    policy: first
+                    health: {path: /health-check, interval: 1s, timeout: 500ms}
                 """.formatted(good.port(), expired.port(), wrongName.port(), mutual.port(), tls, ca, client,
                 dir.resolve("client.key")));
     }
@@ -160,6 +165,22 @@ class HttpsBackendTest {
             }
             assertThat(good.handshakes.get() - handshakes).isZero();
         }
+    }
+
+    @Test
+    void healthChecksSpeakTlsAndTakeABackendWithAnExpiredCertificateOut() throws Exception {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!good.served.contains("h1 GET /health-check") && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(good.served).contains("h1 GET /health-check");
+        Thread.sleep(1500); // the expired one's first check has failed by now
+        int tried = expired.connections.get();
+        for (int i = 0; i < 10; i++) {
+            assertThat(get("checked.test", "/c").body()).isEqualTo("h1 GET /c");
+        }
+        // policy first would try the expired backend before every request, were it not marked down
+        assertThat(expired.connections.get() - tried).isLessThanOrEqualTo(1);
     }
 
     @Test

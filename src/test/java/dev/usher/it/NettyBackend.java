@@ -36,6 +36,8 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -49,6 +51,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class NettyBackend implements AutoCloseable {
     final AtomicInteger connections = new AtomicInteger();
     final AtomicInteger handshakes = new AtomicInteger();
+    /** The answer line of every request served ({@code h1 GET /path}, {@code h2 POST /test.Echo/Unary}). */
+    final Queue<String> served = new ConcurrentLinkedQueue<>();
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final Channel listener;
 
@@ -110,13 +114,14 @@ final class NettyBackend implements AutoCloseable {
         return ((InetSocketAddress) listener.localAddress()).getPort();
     }
 
-    private static void http1(Channel ch) {
+    private void http1(Channel ch) {
         ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(1 << 20),
                 new SimpleChannelInboundHandler<FullHttpRequest>() {
                     @Override
                     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
-                        byte[] body = ("h1 " + request.method() + " " + request.uri())
-                                .getBytes(StandardCharsets.UTF_8);
+                        String line = "h1 " + request.method() + " " + request.uri();
+                        served.add(line);
+                        byte[] body = line.getBytes(StandardCharsets.UTF_8);
                         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                                 HttpResponseStatus.OK, Unpooled.wrappedBuffer(body));
                         response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain")
@@ -126,7 +131,7 @@ final class NettyBackend implements AutoCloseable {
                 });
     }
 
-    private static void http2(Channel ch) {
+    private void http2(Channel ch) {
         ch.pipeline().addLast(Http2FrameCodecBuilder.forServer().build(),
                 new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
                     @Override
@@ -144,7 +149,7 @@ final class NettyBackend implements AutoCloseable {
     }
 
     /** One request stream: collects the request, then answers it by method. */
-    private static final class GrpcStream extends ChannelInboundHandlerAdapter {
+    private final class GrpcStream extends ChannelInboundHandlerAdapter {
         private Http2Headers request;
         private final ByteBuf body = Unpooled.buffer();
 
@@ -168,6 +173,7 @@ final class NettyBackend implements AutoCloseable {
 
         private void answer(ChannelHandlerContext ctx) {
             String path = request.path().toString();
+            served.add("h2 " + request.method() + " " + path);
             CharSequence type = request.get("content-type");
             if (type == null || !type.toString().startsWith("application/grpc")) {
                 byte[] text = ("h2 " + request.method() + " " + path).getBytes(StandardCharsets.UTF_8);
@@ -201,7 +207,7 @@ final class NettyBackend implements AutoCloseable {
             body.release();
         }
 
-        private static Http2Headers trailers(int status, String message) {
+        private Http2Headers trailers(int status, String message) {
             Http2Headers trailers = new DefaultHttp2Headers().set("grpc-status", String.valueOf(status));
             if (message != null) {
                 trailers.set("grpc-message", message);
