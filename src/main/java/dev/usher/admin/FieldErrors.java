@@ -18,10 +18,12 @@ final class FieldErrors {
     record FieldError(String field, String message) {
     }
 
-    private static final Map<String, String> FIELDS = Map.of(
-            ".to", "upstreams", ".tls", "tls", ".tls.cert", "tls.cert", ".tls.key", "tls.key", ".policy", "policy",
-            ".gzip", "gzip", ".max_body", "max_body", ".security_headers", "security_headers", ".health",
-            "health_path", ".health.path", "health_path");
+    private static final Map<String, String> FIELDS = Map.ofEntries(Map.entry(".to", "upstreams"),
+            Map.entry(".tls", "tls"), Map.entry(".tls.cert", "tls.cert"), Map.entry(".tls.key", "tls.key"),
+            Map.entry(".policy", "policy"), Map.entry(".gzip", "gzip"), Map.entry(".max_body", "max_body"),
+            Map.entry(".security_headers", "security_headers"), Map.entry(".health", "health_path"),
+            Map.entry(".health.path", "health_path"), Map.entry(".upstream_tls", "insecure_skip_verify"),
+            Map.entry(".upstream_tls.insecure_skip_verify", "insecure_skip_verify"), Map.entry(".paths", "paths"));
 
     private FieldErrors() {
     }
@@ -63,6 +65,22 @@ final class FieldErrors {
         if (rest.startsWith(".to[")) {
             return "upstreams" + rest.substring(3);
         }
-        return FIELDS.get(rest);
+        String path = pathField(rest, form);
+        return path != null ? path : FIELDS.get(rest);
+    }
+
+    /** {@code .paths."/api/"} → {@code paths[0].path}, {@code .paths."/api/".to} → {@code paths[0].to}. */
+    private static String pathField(String rest, SiteForm form) {
+        for (int i = 0; i < form.paths().size(); i++) {
+            String at = ConfigEditor.pathOfPath(form.paths().get(i).pattern());
+            if (rest.equals("." + at)) {
+                return "paths[" + i + "].path";
+            }
+            if (rest.startsWith("." + at + ".")) {
+                return rest.startsWith("." + at + ".strip_prefix") ? "paths[" + i + "].strip_prefix"
+                        : "paths[" + i + "].to";
+            }
+        }
+        return null;
     }
 }

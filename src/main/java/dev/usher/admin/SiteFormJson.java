@@ -11,13 +11,15 @@ import java.util.Set;
 
 /**
  * SiteForm ↔ JSON: {@code {"name", "upstreams": [...], "tls": "auto"|"acme"|"internal"|"off"|{"cert","key"},
- * "policy", "gzip", "max_body", "security_headers", "health_path"}}. Reading checks the shape (types, required
+ * "policy", "gzip", "max_body", "security_headers", "health_path", "insecure_skip_verify",
+ * "paths": [{"path", "to", "strip_prefix"}]}}. Reading checks the shape (types, required
  * fields); the values themselves are checked by the config loader once written into the file's text.
  */
 final class SiteFormJson {
     private static final Set<String> TLS = Set.of("auto", "acme", "internal", "off");
     private static final Set<String> KEYS = Set.of("name", "upstreams", "tls", "policy", "gzip", "max_body",
-            "security_headers", "health_path");
+            "security_headers", "health_path", "paths", "insecure_skip_verify");
+    private static final Set<String> PATH_KEYS = Set.of("path", "to", "strip_prefix");
 
     /** The form read, or the errors that stop it. */
     record Parsed(SiteForm form, List<FieldErrors.FieldError> errors) {
@@ -86,11 +88,54 @@ final class SiteFormJson {
                 : d.toString()) : text(map, "max_body", errors);
         Boolean security = bool(map, "security_headers", errors);
         String health = text(map, "health_path", errors);
+        Boolean skipVerify = bool(map, "insecure_skip_verify", errors);
+        List<SiteForm.Path> paths = paths(map.get("paths"), errors);
         if (!errors.isEmpty()) {
             return new Parsed(null, errors);
         }
         return new Parsed(new SiteForm(name.strip(), upstreams, tls, cert, key, blankToNull(policy), gzip,
-                blankToNull(maxBodyText), security, blankToNull(health)), List.of());
+                blankToNull(maxBodyText), security, blankToNull(health), paths,
+                skipVerify != null && skipVerify ? true : null), List.of());
+    }
+
+    /** The form's path rows; their patterns and upstreams are checked by the config loader. */
+    private static List<SiteForm.Path> paths(Object value, List<FieldErrors.FieldError> errors) {
+        if (value == null) {
+            return List.of();
+        }
+        if (!(value instanceof List<?> rows)) {
+            errors.add(new FieldErrors.FieldError("paths", "a list of {path, to, strip_prefix}"));
+            return List.of();
+        }
+        List<SiteForm.Path> paths = new ArrayList<>();
+        for (int i = 0; i < rows.size(); i++) {
+            String at = "paths[" + i + "]";
+            if (!(rows.get(i) instanceof Map<?, ?> row)) {
+                errors.add(new FieldErrors.FieldError(at, "a path row: {path, to, strip_prefix}"));
+                continue;
+            }
+            for (Object key : row.keySet()) {
+                if (!PATH_KEYS.contains(key)) {
+                    errors.add(new FieldErrors.FieldError(at, "unknown field \"" + key + "\""));
+                }
+            }
+            String path = text(row, "path", errors, at + ".path");
+            String to = text(row, "to", errors, at + ".to");
+            Object strip = row.get("strip_prefix");
+            if (strip != null && !(strip instanceof Boolean)) {
+                errors.add(new FieldErrors.FieldError(at + ".strip_prefix", "must be true or false"));
+            }
+            if (path == null || path.isBlank()) {
+                errors.add(new FieldErrors.FieldError(at + ".path", "give the path, such as /api/"));
+            }
+            if (to == null || to.isBlank()) {
+                errors.add(new FieldErrors.FieldError(at + ".to", "give the upstream for this path, such as api:8080"));
+            }
+            if (path != null && to != null) {
+                paths.add(new SiteForm.Path(path.strip(), to.strip(), Boolean.TRUE.equals(strip)));
+            }
+        }
+        return paths;
     }
 
     static String write(SiteForm f) {
@@ -105,7 +150,18 @@ final class SiteFormJson {
                 + ",\"gzip\":" + (f.gzip() == null || f.gzip())
                 + ",\"max_body\":" + (f.maxBody() == null ? "null" : Json.string(f.maxBody()))
                 + ",\"security_headers\":" + (f.securityHeaders() != null && f.securityHeaders())
-                + ",\"health_path\":" + (f.healthPath() == null ? "null" : Json.string(f.healthPath())) + "}";
+                + ",\"health_path\":" + (f.healthPath() == null ? "null" : Json.string(f.healthPath()))
+                + ",\"insecure_skip_verify\":" + f.skipsVerify() + ",\"paths\":" + paths(f) + "}";
+    }
+
+    private static String paths(SiteForm f) {
+        StringBuilder out = new StringBuilder("[");
+        for (SiteForm.Path p : f.paths()) {
+            out.append(out.length() > 1 ? "," : "").append("{\"path\":").append(Json.string(p.pattern()))
+                    .append(",\"to\":").append(Json.string(p.upstream())).append(",\"strip_prefix\":")
+                    .append(p.stripPrefix()).append('}');
+        }
+        return out.append(']').toString();
     }
 
     private static String nonNull(String s) {

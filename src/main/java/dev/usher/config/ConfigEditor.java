@@ -78,6 +78,11 @@ public final class ConfigEditor {
         return YamlPath.ROOT.key("sites").key(rawKey).text();
     }
 
+    /** The path of one of a site's {@code paths:} within the site, as errors print it: {@code paths."/api/"}. */
+    public static String pathOfPath(String pattern) {
+        return YamlPath.ROOT.key("paths").key(pattern).text();
+    }
+
     /** The key the form's site is written under: {@code http://} for a plain-HTTP site, quoted when needed. */
     public static String keyOf(SiteForm form) {
         return SiteYamlWriter.keyOf(form);

@@ -1,5 +1,6 @@
 package dev.usher.config;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -15,7 +16,9 @@ import org.snakeyaml.engine.v2.nodes.SequenceNode;
  */
 final class SiteFormReader {
     private static final Set<String> FORM_KEYS = Set.of("to", "tls", "policy", "gzip", "compress", "max_body",
-            "security_headers", "health");
+            "security_headers", "health", "paths", "upstream_tls");
+    /** The form's keys whose value may be more than a scalar (each checked on its own). */
+    private static final Set<String> STRUCTURED = Set.of("to", "health", "tls", "paths", "upstream_tls");
 
     private SiteFormReader() {
     }
@@ -62,7 +65,10 @@ final class SiteFormReader {
                     && keyText(health.getValue().get(0)).equals("path"))) {
                 return false;
             }
-            if (!key.equals("to") && !key.equals("health") && !key.equals("tls") && !(v instanceof ScalarNode)) {
+            if (key.equals("paths") && !editablePaths(v) || key.equals("upstream_tls") && !onlySkipVerify(v)) {
+                return false;
+            }
+            if (!STRUCTURED.contains(key) && !(v instanceof ScalarNode)) {
                 return false;
             }
             if (key.equals("tls") && v instanceof MappingNode tls && !tls.getValue().stream()
@@ -71,6 +77,44 @@ final class SiteFormReader {
             }
         }
         return hasTo;
+    }
+
+    /** Paths the form covers: each a pattern to one upstream, written short or as {@code {to, strip_prefix}}. */
+    private static boolean editablePaths(Node value) {
+        if (!(value instanceof MappingNode map)) {
+            return false;
+        }
+        for (NodeTuple t : map.getValue()) {
+            Node v = t.getValueNode();
+            if (v instanceof ScalarNode s) {
+                if (NodeWalker.isNull(s)) {
+                    return false;
+                }
+                continue;
+            }
+            if (!(v instanceof MappingNode options)) {
+                return false;
+            }
+            boolean hasTo = false;
+            for (NodeTuple o : options.getValue()) {
+                String key = keyText(o);
+                if (!(o.getValueNode() instanceof ScalarNode) || !key.equals("to") && !key.equals("strip_prefix")) {
+                    return false;
+                }
+                hasTo |= key.equals("to");
+            }
+            if (!hasTo) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** {@code upstream_tls: {insecure_skip_verify: ...}} and nothing else: the one TLS option the form has. */
+    private static boolean onlySkipVerify(Node value) {
+        return value instanceof MappingNode map && map.getValue().size() == 1
+                && keyText(map.getValue().get(0)).equals("insecure_skip_verify")
+                && map.getValue().get(0).getValueNode() instanceof ScalarNode;
     }
 
     /**
@@ -113,6 +157,8 @@ final class SiteFormReader {
         String maxBody = null;
         Boolean security = null;
         String health = null;
+        List<SiteForm.Path> paths = List.of();
+        Boolean skipVerify = null;
         for (NodeTuple t : map.getValue()) {
             Node v = t.getValueNode();
             String text = v instanceof ScalarNode s ? s.getValue() : null;
@@ -150,12 +196,45 @@ final class SiteFormReader {
                         }
                     }
                 }
+                case "paths" -> paths = paths(v);
+                case "upstream_tls" -> {
+                    if (onlySkipVerify(v)) {
+                        skipVerify = ((ScalarNode) ((MappingNode) v).getValue().get(0).getValueNode()).getValue()
+                                .equals("true");
+                    }
+                }
                 default -> {
                     // not covered by the form: the site is shown read-only (see editable)
                 }
             }
         }
-        return new SiteForm(name, ups, tls, cert, key, policy, gzip, maxBody, security, health);
+        return new SiteForm(name, ups, tls, cert, key, policy, gzip, maxBody, security, health, paths,
+                skipVerify);
+    }
+
+    private static List<SiteForm.Path> paths(Node value) {
+        if (!(value instanceof MappingNode map)) {
+            return List.of();
+        }
+        List<SiteForm.Path> paths = new ArrayList<>();
+        for (NodeTuple t : map.getValue()) {
+            String upstream = null;
+            boolean strip = false;
+            if (t.getValueNode() instanceof ScalarNode s) {
+                upstream = s.getValue();
+            } else if (t.getValueNode() instanceof MappingNode options) {
+                for (NodeTuple o : options.getValue()) {
+                    String text = o.getValueNode() instanceof ScalarNode s ? s.getValue() : null;
+                    if (keyText(o).equals("to")) {
+                        upstream = text;
+                    } else if (keyText(o).equals("strip_prefix")) {
+                        strip = "true".equals(text);
+                    }
+                }
+            }
+            paths.add(new SiteForm.Path(keyText(t), upstream == null ? "" : upstream, strip));
+        }
+        return paths;
     }
 
     private static List<String> upstreams(Node value) {

@@ -51,6 +51,18 @@ final class SiteYamlWriter {
         if (form.healthPath() != null) {
             out.add(inner + "health: {path: " + scalar(form.healthPath()) + "}" + newline);
         }
+        if (form.skipsVerify()) {
+            out.add(inner + "upstream_tls: {insecure_skip_verify: true}" + newline);
+        }
+        if (!form.paths().isEmpty()) {
+            out.add(inner + "paths:" + newline);
+            String pathPad = " ".repeat(indent + 2 * step);
+            for (SiteForm.Path path : form.paths()) {
+                // Always {to: ...}: an error in the upstream then has a place of its own, apart from the pattern's.
+                out.add(pathPad + quoteKey(path.pattern()) + ": {to: " + scalar(path.upstream())
+                        + (path.stripPrefix() ? ", strip_prefix: true}" : "}") + newline);
+            }
+        }
         return out;
     }
 

@@ -118,7 +118,7 @@ class AdminApiTest {
         HttpResponse<String> one = get("/api/sites/old.localhost");
         assertThat(one.body()).contains("\"site\":{\"name\":\"old.localhost\",\"upstreams\":[\"" + addr(b)
                 + "\"],\"tls\":\"off\",\"policy\":\"round_robin\",\"gzip\":false,\"max_body\":null,"
-                + "\"security_headers\":false,\"health_path\":null}")
+                + "\"security_headers\":false,\"health_path\":null,\"insecure_skip_verify\":false,\"paths\":[]}")
                 .contains("\"yaml\":\"  http://old.localhost:\\n      to: [" + addr(b) + "]\\n      gzip: false\\n\"");
         assertThat(get("/api/sites/nope.localhost").statusCode()).isEqualTo(404);
     }
@@ -164,6 +164,39 @@ class AdminApiTest {
         assertThat(write("DELETE", "/api/sites/old.localhost", version(), null).statusCode()).isEqualTo(200);
         assertThat(Files.readString(backup)).isEqualTo(second);
         assertThat(Files.readString(folder.resolve("data/config-backups/usher.yaml.2"))).isEqualTo(before);
+    }
+
+    @Test
+    void pathsAndTheUpstreamSchemeAreEditedThroughTheFormAndServed() throws Exception {
+        HttpResponse<String> r = write("PUT", "/api/sites/old.localhost", version(), """
+                {"name": "old.localhost", "upstreams": ["%s"], "tls": "off",
+                 "paths": [{"path": "/api/", "to": "%s", "strip_prefix": true}]}""".formatted(addr(b), addr(a)));
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(Files.readString(file)).contains("\"/api/\": {to: " + addr(a) + ", strip_prefix: true}");
+        assertThat(request("GET", "/api/x?q=1", null, "old.localhost")).contains("backend-a").contains("GET /x?q=1");
+        assertThat(request("GET", "/other", null, "old.localhost")).contains("backend-b");
+        assertThat(get("/api/sites/old.localhost").body()).contains("\"paths\":[{\"path\":\"/api/\",\"to\":\""
+                + addr(a) + "\",\"strip_prefix\":true}]");
+
+        byte[] before = Files.readAllBytes(file);
+        HttpResponse<String> bad = write("PUT", "/api/sites/old.localhost", version(), """
+                {"name": "old.localhost", "upstreams": ["a:80"], "tls": "off",
+                 "paths": [{"path": "api/", "to": "a:80"}, {"path": "/ok/", "to": "bad host:80"}]}""");
+        assertThat(bad.statusCode()).as(bad.body()).isEqualTo(422);
+        assertThat(bad.body()).contains("{\"field\":\"paths[0].path\",\"message\":\"a path starts with \\\"/\\\"")
+                .contains("{\"field\":\"paths[1].to\"");
+        HttpResponse<String> scheme = write("PUT", "/api/sites/old.localhost", version(), """
+                {"name": "old.localhost", "upstreams": ["ftp://files:21"], "tls": "off"}""");
+        assertThat(scheme.body()).contains("{\"field\":\"upstreams[0]\",\"message\":\"unsupported scheme");
+        assertThat(Files.readAllBytes(file)).isEqualTo(before);
+
+        HttpResponse<String> https = write("PUT", "/api/sites/old.localhost", version(), """
+                {"name": "old.localhost", "upstreams": ["https://127.0.0.1:1"], "tls": "off",
+                 "insecure_skip_verify": true}""");
+        assertThat(https.statusCode()).as(https.body()).isEqualTo(200);
+        assertThat(Files.readString(file)).contains("to: https://127.0.0.1:1")
+                .contains("upstream_tls: {insecure_skip_verify: true}");
+        assertThat(get("/api/sites/old.localhost").body()).contains("\"insecure_skip_verify\":true");
     }
 
     @Test

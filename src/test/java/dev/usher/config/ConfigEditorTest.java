@@ -160,4 +160,46 @@ class ConfigEditorTest {
                 """);
         assertThat(merged).extracting(ConfigEditor.Entry::editable).containsExactly(false, false, true);
     }
+
+    @Test
+    void pathsAndAnUnverifiedHttpsUpstreamAreWrittenAndReadBack() throws Exception {
+        SiteForm form = new SiteForm("nas.example.com", List.of("https://10.0.0.5:5001"), null, null, null, null,
+                null, null, null, null, List.of(new SiteForm.Path("/api/", "h2c://api:50051", true),
+                new SiteForm.Path("/exact", "app:80", false)), true);
+        String edited = ConfigEditor.put(FILE, "shop.example.com", form);
+        // the file's own indentation (4, then 6 more), keys quoted as the writer quotes any key with a slash
+        assertThat(edited).contains("""
+                    nas.example.com:
+                          to: https://10.0.0.5:5001
+                          upstream_tls: {insecure_skip_verify: true}
+                          paths:
+                                "/api/": {to: h2c://api:50051, strip_prefix: true}
+                                "/exact": {to: app:80}
+                """);
+        UsherConfig config = ConfigLoader.parse(edited, "edited.yaml");
+        Site site = config.sites().stream().filter(s -> s.name().equals("nas.example.com")).findFirst().orElseThrow();
+        assertThat(site.paths()).extracting(SitePath::pattern).containsExactly("/api/", "/exact");
+        assertThat(site.paths().get(0).stripPrefix()).isTrue();
+        assertThat(site.upstreams().get(0).tls().insecureSkipVerify()).isTrue();
+        ConfigEditor.Entry back = ConfigEditor.site(edited, "nas.example.com").orElseThrow();
+        assertThat(back.editable()).isTrue();
+        assertThat(back.form()).isEqualTo(form);
+    }
+
+    @Test
+    void pathsWithOptionsTheFormLacksLeaveTheSiteReadOnly() throws Exception {
+        List<ConfigEditor.Entry> sites = ConfigEditor.sites("""
+                sites:
+                  a.example.com:
+                    to: a:80
+                    paths: {/api/: {to: api:80, basic_auth: {u: x}}}
+                  b.example.com:
+                    to: b:80
+                    upstream_tls: {ca: ca.pem}
+                  c.example.com:
+                    to: c:80
+                    paths: {/api/: api:80, /v2/: {to: v2:80, strip_prefix: true}}
+                """);
+        assertThat(sites).extracting(ConfigEditor.Entry::editable).containsExactly(false, false, true);
+    }
 }
