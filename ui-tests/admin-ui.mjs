@@ -121,6 +121,38 @@ const scenarios = {
     await row.filter({ hasText: env('SITE_UPSTREAM_2') }).waitFor();
   },
 
+  /** Paths: add two with their upstream and strip flag, remove the second, save; a bad pattern's error sits at its row. */
+  async paths(page) {
+    const name = env('SITE_NAME');
+    await openSites(page);
+    await page.getByRole('link', { name: `Edit ${name}` }).click();
+    await page.getByRole('heading', { name: `Edit ${name}` }).waitFor();
+    await page.getByRole('button', { name: 'Add path' }).click();
+    const first = page.getByLabel('Path 1', { exact: true });
+    check(await first.evaluate(el => el === document.activeElement), 'the new path row did not get the focus');
+    await first.fill('api/');
+    await page.getByLabel('Upstream of path 1', { exact: true }).fill(env('SITE_UPSTREAM'));
+    await page.getByLabel('Strip the prefix of path 1', { exact: true }).check();
+    await page.getByRole('button', { name: 'Add path' }).click();
+    await page.getByLabel('Path 2', { exact: true }).fill('/gone/');
+    await page.getByLabel('Upstream of path 2', { exact: true }).fill('gone:80');
+    await page.getByRole('button', { name: 'Remove path 2' }).click();
+    check(await page.getByLabel('Path 2', { exact: true }).count() === 0, 'path 2 is still there after Remove');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    const error = await errorOf(page, first);
+    await error.filter({ hasText: 'a path starts with "/"' }).waitFor();
+    check(await first.getAttribute('aria-invalid') === 'true', 'the path input is not marked aria-invalid');
+    await first.fill('/api/');
+    await shot(page, 'site-form-paths', { fullPage: true });
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: `Saved ${name}` }).waitFor();
+    await page.getByRole('link', { name: `Edit ${name}` }).click();
+    const again = page.getByLabel('Path 1', { exact: true });
+    await again.waitFor();
+    check(await again.inputValue() === '/api/', `the saved path reads back as ${await again.inputValue()}`);
+    check(await page.getByLabel('Strip the prefix of path 1', { exact: true }).isChecked(), 'the strip flag did not read back');
+  },
+
   /** An invalid upstream: the server's error appears at that upstream's field, and nothing else changes. */
   async 'invalid-upstream'(page) {
     await openSites(page);

@@ -138,6 +138,20 @@ class AdminUiBrowserTest {
     }
 
     @Test
+    void editsTheSitesPathsWithTheirUpstreamAndStripFlagAndRoutesThem() throws Exception {
+        int api = backend("api-backend");
+        ReloadingUsher usher = start();
+
+        runScenario("paths", usher, Map.of("SITE_NAME", "old.localhost", "SITE_UPSTREAM", "127.0.0.1:" + api));
+
+        String after = Files.readString(usher.file);
+        assertThat(after).contains("\"/api/\": {to: 127.0.0.1:" + api + ", strip_prefix: true}")
+                .doesNotContain("/gone/");
+        assertThat(get(usher, "old.localhost", "/api/x").body()).isEqualTo("api-backend");
+        assertThat(get(usher, "old.localhost").body()).isEqualTo("old-backend");
+    }
+
+    @Test
     void showsTheServersErrorAtTheInvalidUpstreamsFieldAndLeavesTheFileAlone() throws Exception {
         ReloadingUsher usher = start();
         byte[] before = Files.readAllBytes(usher.file);
@@ -225,8 +239,12 @@ class AdminUiBrowserTest {
     }
 
     private static RawHttp.Response get(ReloadingUsher usher, String host) throws IOException {
+        return get(usher, host, "/");
+    }
+
+    private static RawHttp.Response get(ReloadingUsher usher, String host, String path) throws IOException {
         try (RawHttp raw = new RawHttp(usher.port())) {
-            return raw.send("GET / HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n").read();
+            return raw.send("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n").read();
         }
     }
 

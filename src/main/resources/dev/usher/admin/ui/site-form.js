@@ -70,6 +70,7 @@ export async function siteFormView(app, originalName) {
     maxBody: h('input', { id: 'max_body', name: 'max_body', value: site.max_body || '', placeholder: 'e.g. 100MiB', spellcheck: 'false' }),
     security: h('input', { type: 'checkbox', id: 'security_headers', name: 'security_headers', checked: site.security_headers === true }),
     health: h('input', { id: 'health_path', name: 'health_path', value: site.health_path || '', placeholder: '/healthz', spellcheck: 'false' }),
+    skipVerify: h('input', { type: 'checkbox', id: 'insecure_skip_verify', name: 'insecure_skip_verify', checked: site.insecure_skip_verify === true }),
   };
 
   const rows = h('ol', { class: 'upstream-rows', id: 'upstreams' });
@@ -105,6 +106,52 @@ export async function siteFormView(app, originalName) {
   }
   (site.upstreams && site.upstreams.length ? site.upstreams : ['']).forEach(u => addRow(u));
 
+  // Paths: a pattern, its upstream and the strip flag per row; the longest matching pattern wins, not the order.
+  const pathRows = h('ol', { class: 'path-rows', id: 'paths' });
+  const pathsError = errorFor('paths');
+  function renumberPaths() {
+    [...pathRows.children].forEach((li, i) => {
+      const [pattern, upstream, strip] = li.querySelectorAll('input');
+      const [patternLabel, upstreamLabel] = li.querySelectorAll('label');
+      const [patternErr, upstreamErr] = li.querySelectorAll('.field-error');
+      pattern.id = `path-${i}`;
+      upstream.id = `path-${i}-to`;
+      strip.id = `path-${i}-strip`;
+      patternLabel.htmlFor = pattern.id;
+      upstreamLabel.htmlFor = upstream.id;
+      patternLabel.textContent = `Path ${i + 1}`;
+      upstreamLabel.textContent = `Upstream of path ${i + 1}`;
+      strip.setAttribute('aria-label', `Strip the prefix of path ${i + 1}`);
+      patternErr.id = `err-paths-${i}-path`;
+      patternErr.dataset.errorFor = `paths[${i}].path`;
+      upstreamErr.id = `err-paths-${i}-to`;
+      upstreamErr.dataset.errorFor = `paths[${i}].to`;
+      pattern.setAttribute('aria-describedby', `${patternErr.id} ${pathsError.id}`);
+      upstream.setAttribute('aria-describedby', `${upstreamErr.id} ${pathsError.id}`);
+      li.querySelector('button').setAttribute('aria-label', `Remove path ${i + 1}`);
+    });
+  }
+  function addPathRow(row = {}, focus = false) {
+    const pattern = h('input', { name: 'path', value: row.path || '', placeholder: '/api/', autocomplete: 'off', spellcheck: 'false' });
+    const upstream = h('input', { name: 'path-to', value: row.to || '', placeholder: 'api:8080', autocomplete: 'off', spellcheck: 'false' });
+    const strip = h('input', { type: 'checkbox', name: 'path-strip', checked: row.strip_prefix === true });
+    const li = h('li', { class: 'path-row' },
+      h('label', { class: 'vh' }), pattern, h('label', { class: 'vh' }), upstream,
+      h('label', { class: 'check' }, strip, h('span', { 'aria-hidden': 'true' }, 'strip prefix')),
+      h('button', { type: 'button', class: 'secondary icon', onclick: () => {
+        const next = li.nextElementSibling || li.previousElementSibling;
+        li.remove();
+        renumberPaths();
+        (next?.querySelector('input') || addPath).focus();
+      } }, 'Remove'),
+      h('p', { class: 'field-error' }), h('p', { class: 'field-error' }));
+    pathRows.append(li);
+    renumberPaths();
+    if (focus) pattern.focus();
+  }
+  (site.paths || []).forEach(p => addPathRow(p));
+  const addPath = h('button', { type: 'button', class: 'secondary', id: 'add-path', onclick: () => addPathRow({}, true) }, 'Add path');
+
   const filesFields = h('div', { class: 'files', id: 'tls-files' },
     field('Certificate file (PEM chain, leaf first)', inputs.cert, 'tls.cert'),
     field('Key file (PEM)', inputs.key, 'tls.key'));
@@ -120,18 +167,25 @@ export async function siteFormView(app, originalName) {
     topErrors,
     field('Name', inputs.name, 'name', 'The host name clients use, e.g. app.example.com; TLS off serves it as plain HTTP.'),
     h('fieldset', { class: 'field' }, h('legend', null, 'Upstreams'),
-      h('p', { class: 'hint' }, 'Backends as host:port, e.g. app:8080 or 127.0.0.1:3000.'), rows, upstreamsError,
+      h('p', { class: 'hint' }, 'Backends as host:port, e.g. app:8080 or 127.0.0.1:3000; https://host:port for a backend that '
+        + 'speaks HTTPS (Proxmox, Portainer…), h2c://host:port for cleartext HTTP/2 (gRPC).'), rows, upstreamsError,
       h('button', { type: 'button', class: 'secondary', id: 'add-upstream', onclick: () => addRow('', true) }, 'Add upstream')),
+    h('fieldset', { class: 'field' }, h('legend', null, 'Paths'),
+      h('p', { class: 'hint' }, 'Send some paths to other backends: /api/ (a prefix), /exact (one path) or /files* (a '
+        + 'star suffix). The longest match wins, whatever the order. Strip the prefix to send /api/x as /x.'),
+      pathRows, pathsError, addPath),
     field('TLS certificate', inputs.tls, 'tls'),
     filesFields,
     h('details', { class: 'more', open: Boolean((site.policy && site.policy !== 'round_robin') || site.gzip === false || site.max_body
-      || site.security_headers === true || site.health_path) },
+      || site.security_headers === true || site.health_path || site.insecure_skip_verify === true) },
       h('summary', null, 'More options'),
       field('Load balancing', inputs.policy, 'policy'),
       field('Largest request body', inputs.maxBody, 'max_body', 'Empty = the global limit. Sizes like 10MiB, 1GiB.'),
       field('Health check path', inputs.health, 'health_path', 'Empty = no active checks. Starts with /.'),
       check('Compress responses (gzip/zstd)', inputs.gzip, 'gzip'),
-      check('Security headers', inputs.security, 'security_headers', 'HSTS, nosniff, frame and referrer policy')),
+      check('Security headers', inputs.security, 'security_headers', 'HSTS, nosniff, frame and referrer policy'),
+      check('Do not verify the backends\' certificates', inputs.skipVerify, 'insecure_skip_verify',
+        'for https:// backends with a self-signed certificate; anyone on the way could pose as them')),
     yaml && h('details', { class: 'more' }, h('summary', null, 'As it is in the file now'), h('pre', { class: 'yaml', id: 'site-yaml' }, yaml)),
     h('div', { class: 'actions' }, h('a', { class: 'button secondary', href: '#/' }, 'Cancel'), save));
 
@@ -152,6 +206,14 @@ export async function siteFormView(app, originalName) {
     if (inputs.security.checked) json.security_headers = true;
     if (inputs.maxBody.value.trim()) json.max_body = inputs.maxBody.value.trim();
     if (inputs.health.value.trim()) json.health_path = inputs.health.value.trim();
+    if (inputs.skipVerify.checked) json.insecure_skip_verify = true;
+    const paths = [...pathRows.children].map(li => {
+      const [pattern, upstream, strip] = li.querySelectorAll('input');
+      const path = { path: pattern.value.trim(), to: upstream.value.trim() };
+      if (strip.checked) path.strip_prefix = true;
+      return path;
+    });
+    if (paths.length) json.paths = paths;
     return { json, rowOf };
   }
 
