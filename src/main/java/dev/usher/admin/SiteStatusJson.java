@@ -5,6 +5,7 @@ import dev.usher.config.ConfigEditor;
 import dev.usher.config.LabelSite;
 import dev.usher.config.TlsPolicy;
 import dev.usher.config.UpstreamAddress;
+import dev.usher.config.UpstreamScheme;
 import dev.usher.route.Route;
 import dev.usher.upstream.BackendStatus;
 
@@ -69,7 +70,11 @@ final class SiteStatusJson {
         boolean first = true;
         for (BackendStatus b : running.upstreams().status()) {
             out.append(first ? "" : ",").append("{\"address\":").append(Json.string(address(b.address())))
-                    .append(",\"up\":").append(b.up()).append('}');
+                    .append(",\"up\":").append(b.up());
+            if (b.address().scheme() == UpstreamScheme.HTTPS && b.address().tls().insecureSkipVerify()) {
+                out.append(",\"unverified\":true"); // its certificate is not checked: the list says so
+            }
+            out.append('}');
             first = false;
         }
     }
@@ -86,7 +91,8 @@ final class SiteStatusJson {
                 .append('}');
     }
 
+    /** {@code host:port}, with its scheme when it is not plain HTTP ({@code https://10.0.0.5:8006}). */
     private static String address(UpstreamAddress a) {
-        return a.host().indexOf(':') >= 0 ? "[" + a.host() + "]:" + a.port() : a.host() + ":" + a.port();
+        return a.toString();
     }
 }

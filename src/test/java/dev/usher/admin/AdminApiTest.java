@@ -197,6 +197,9 @@ class AdminApiTest {
         assertThat(Files.readString(file)).contains("to: https://127.0.0.1:1")
                 .contains("upstream_tls: {insecure_skip_verify: true}");
         assertThat(get("/api/sites/old.localhost").body()).contains("\"insecure_skip_verify\":true");
+        // the list shows the scheme, and that the certificate is not checked
+        assertThat(get("/api/sites").body()).contains("{\"address\":\"https://127.0.0.1:1\",\"up\":true,"
+                + "\"unverified\":true}");
     }
 
     @Test

@@ -7,7 +7,8 @@ function upstreamsCell(site) {
   return h('ul', { class: 'upstreams' }, site.upstreams.map(u => {
     const state = u.up == null ? 'unknown' : u.up ? 'up' : 'down';
     return h('li', null, h('span', { class: `dot ${state}`, role: 'img', 'aria-label': state, title: state }),
-      h('code', null, u.address));
+      h('code', null, u.address), u.unverified && h('span', { class: 'badge warn', title: 'upstream_tls.insecure_skip_verify: '
+        + 'the backend\'s certificate is not checked' }, 'certificate not checked'));
   }));
 }
 
