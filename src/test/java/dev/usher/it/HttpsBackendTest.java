@@ -27,7 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * ({@link BackendCerts}). A CA the system does not know is refused without {@code ca}/{@code insecure_skip_verify}
  * and accepted with either; an expired certificate and one for another name are refused with a log line that says
  * so; {@code server_name} checks another name; a backend that asks for a client certificate gets one; connections
- * are kept alive (handshakes counted at the backend); 50 concurrent clients see only 2xx.
+ * are kept alive (handshakes counted at the backend), and a reconnect resumes the TLS session ({@code openssl
+ * s_server}); 50 concurrent clients see only 2xx.
  */
 class HttpsBackendTest {
     @RegisterExtension
@@ -181,6 +182,50 @@ class HttpsBackendTest {
         }
         // policy first would try the expired backend before every request, were it not marked down
         assertThat(expired.connections.get() - tried).isLessThanOrEqualTo(1);
+    }
+
+    /**
+     * {@code openssl s_server -www} closes the connection after each answer and says in it whether the session was
+     * new or resumed: the second request, on a new connection, must resume the first one's session.
+     */
+    @Test
+    void aReconnectResumesTheTlsSession() throws Exception {
+        BackendCerts certs = new BackendCerts();
+        Path folder = java.nio.file.Files.createDirectories(dir.resolve("resume"));
+        Path ca = certs.writeCa(folder);
+        Path cert = certs.leaf("127.0.0.1").write(folder, "s-server");
+        int port;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+            port = free.getLocalPort();
+        }
+        Process server = new ProcessBuilder("openssl", "s_server", "-www", "-accept", "127.0.0.1:" + port, "-cert",
+                cert.toString(), "-key", folder.resolve("s-server.key").toString())
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        try (RunningUsher resuming = RunningUsher.start("sites:\n  http://resume.test: {to: https://127.0.0.1:" + port
+                + ", upstream_tls: {ca: " + ca + "}}\n")) {
+            String first = null;
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (System.nanoTime() < deadline) {
+                try (RawHttp raw = new RawHttp(resuming.port())) {
+                    RawHttp.Response r = raw.send("GET / HTTP/1.1\r\nHost: resume.test\r\nConnection: close\r\n\r\n")
+                            .read();
+                    if (r.status() == 200) {
+                        first = r.body();
+                        break;
+                    }
+                }
+                Thread.sleep(100); // s_server still starting
+            }
+            assertThat(first).as("s_server's first answer").contains("New, TLSv1.3");
+            try (RawHttp raw = new RawHttp(resuming.port())) {
+                String second = raw.send("GET / HTTP/1.1\r\nHost: resume.test\r\nConnection: close\r\n\r\n")
+                        .read().body();
+                assertThat(second).contains("Reused, TLSv1.3");
+            }
+        } finally {
+            server.destroy();
+            server.waitFor(5, java.util.concurrent.TimeUnit.SECONDS);
+        }
     }
 
     @Test
