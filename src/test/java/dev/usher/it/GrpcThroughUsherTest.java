@@ -69,6 +69,14 @@ class GrpcThroughUsherTest {
                 .set("grpc-timeout", "5S");
     }
 
+    /** Calls {@code method} on stream 1 with one message (the request ends with it); the frames of the answer. */
+    static List<RawH2Client.Frame> callWithOneMessage(RawH2Client h2, String authority, String method, String message)
+            throws Exception {
+        h2.headers(1, call(authority, method), false);
+        h2.frame(RawH2Client.DATA, 1, 1, NettyBackend.grpcMessage(message));
+        return frames(h2, 1);
+    }
+
     /** Frames of {@code stream} up to the one ending it (or the end of the connection). */
     static List<RawH2Client.Frame> frames(RawH2Client h2, int stream) throws Exception {
         List<RawH2Client.Frame> frames = new ArrayList<>();
@@ -90,9 +98,7 @@ class GrpcThroughUsherTest {
     @Test
     void unaryCallGetsItsMessageAndGrpcStatusInTrailers() throws Exception {
         try (RawH2Client h2 = new RawH2Client(usher.port(), "grpc.test")) {
-            h2.headers(1, call("grpc.test", "Unary"), false);
-            h2.frame(RawH2Client.DATA, 1, 1, NettyBackend.grpcMessage("hello"));
-            List<RawH2Client.Frame> frames = frames(h2, 1);
+            List<RawH2Client.Frame> frames = callWithOneMessage(h2, "grpc.test", "Unary", "hello");
             assertThat(frames).extracting(RawH2Client.Frame::type)
                     .containsExactly(RawH2Client.HEADERS, RawH2Client.DATA, RawH2Client.HEADERS);
             Http2Headers head = h2.decode(frames.get(0));
@@ -111,9 +117,7 @@ class GrpcThroughUsherTest {
     @Test
     void serverStreamingCallGetsEveryMessageThenTrailers() throws Exception {
         try (RawH2Client h2 = new RawH2Client(usher.port(), "grpc.test")) {
-            h2.headers(1, call("grpc.test", "Stream"), false);
-            h2.frame(RawH2Client.DATA, 1, 1, NettyBackend.grpcMessage("go"));
-            List<RawH2Client.Frame> frames = frames(h2, 1);
+            List<RawH2Client.Frame> frames = callWithOneMessage(h2, "grpc.test", "Stream", "go");
             ByteArrayOutputStream body = new ByteArrayOutputStream();
             frames.stream().filter(f -> f.type() == RawH2Client.DATA).forEach(f -> body.writeBytes(f.payload()));
             ByteArrayOutputStream expected = new ByteArrayOutputStream();
@@ -130,9 +134,7 @@ class GrpcThroughUsherTest {
     @Test
     void trailersOnlyErrorStaysOneHeadersFrameEndingTheStream() throws Exception {
         try (RawH2Client h2 = new RawH2Client(usher.port(), "grpc.test")) {
-            h2.headers(1, call("grpc.test", "Missing"), false);
-            h2.frame(RawH2Client.DATA, 1, 1, NettyBackend.grpcMessage("?"));
-            List<RawH2Client.Frame> frames = frames(h2, 1);
+            List<RawH2Client.Frame> frames = callWithOneMessage(h2, "grpc.test", "Missing", "?");
             assertThat(frames).extracting(RawH2Client.Frame::type).containsExactly(RawH2Client.HEADERS);
             assertThat(frames.get(0).flags() & 1).isEqualTo(1);
             Http2Headers only = h2.decode(frames.get(0));
@@ -208,9 +210,7 @@ class GrpcThroughUsherTest {
                 "https://127.0.0.1:" + usher.port() + "/which"));
         assertThat(h1).contains("h1 GET /which");
         try (RawH2Client client = new RawH2Client(usher.port(), "tls-h2.test")) {
-            client.headers(1, call("tls-h2.test", "Unary"), false);
-            client.frame(RawH2Client.DATA, 1, 1, NettyBackend.grpcMessage("over tls"));
-            List<RawH2Client.Frame> frames = frames(client, 1);
+            List<RawH2Client.Frame> frames = callWithOneMessage(client, "tls-h2.test", "Unary", "over tls");
             assertThat(frames).hasSize(3);
             assertThat(frames.get(1).payload()).isEqualTo(NettyBackend.grpcMessage("over tls"));
             assertThat(client.decode(frames.get(2)).get("grpc-status")).hasToString("0");
