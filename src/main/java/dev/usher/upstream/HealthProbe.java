@@ -1,6 +1,8 @@
 package dev.usher.upstream;
 
 import dev.usher.config.UpstreamAddress;
+import dev.usher.config.UpstreamScheme;
+import dev.usher.config.UpstreamTls;
 import dev.usher.net.Transport;
 import dev.usher.upstream.BackendConnector.Protocol;
 import io.netty.channel.Channel;
@@ -67,7 +69,10 @@ final class HealthProbe extends ChannelInboundHandlerAdapter {
         try {
             timer = loop.schedule(() -> finish("timed out after " + HealthChecker.format(timeout)), millis,
                     TimeUnit.MILLISECONDS);
-            Future<Protocol> connected = BackendConnector.connect(pool, loop, timeout, true, true, (ch, protocol) -> {
+            // HTTP/1.1 where the backend may speak it (a check should be cheap); HTTP/2 to one that offers nothing else.
+            boolean http1Only = pool.address().scheme() != UpstreamScheme.HTTPS
+                    || pool.address().tls().alpn().contains(UpstreamTls.HTTP_1_1);
+            Future<Protocol> connected = BackendConnector.connect(pool, loop, timeout, http1Only, true, (ch, protocol) -> {
                 channel = ch;
                 if (protocol == Protocol.HTTP1) {
                     // Small limits: only the status line matters, and a check must not cost memory.

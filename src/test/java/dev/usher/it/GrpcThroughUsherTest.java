@@ -194,6 +194,20 @@ class GrpcThroughUsherTest {
     }
 
     @Test
+    void anHttpsBackendThatSpeaksOnlyH2IsHealthCheckedOverHttp2() throws Exception {
+        try (dev.usher.testing.RunningUsher plain = dev.usher.testing.RunningUsher.start(
+                "sites:\n  http://h2only.test: {to: https://127.0.0.1:" + tlsH2.port()
+                        + ", upstream_tls: {insecure_skip_verify: true, alpn: [h2]},"
+                        + " health: {path: /h2-only-check, interval: 1s}}\n")) {
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (!tlsH2.served.contains("h2 GET /h2-only-check") && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(tlsH2.served).contains("h2 GET /h2-only-check").doesNotContain("h1 GET /h2-only-check");
+        }
+    }
+
+    @Test
     void anHttp1ClientIsCarriedOnAStreamOfTheH2cBackend() throws Exception {
         String out = Processes.run(List.of("curl", "-sk", "--http1.1", "--max-time", "20", "--resolve",
                 "grpc.test:" + usher.port() + ":127.0.0.1", "-D", "-",
