@@ -32,20 +32,8 @@ printf 'subjectAltName=IP:127.0.0.1\n' >"$work/ext.cnf"
 openssl x509 -req -in "$work/req.csr" -CA "$work/ca.pem" -CAkey "$work/ca.key" -CAcreateserial -days 2 \
     -extfile "$work/ext.cnf" -out "$work/cert.pem" >/dev/null 2>&1
 
-body='Hostname: whoami01\nIP: 127.0.0.1\nRemoteAddr: 127.0.0.1:40000\nGET / HTTP/1.1\nHost: bench.test\nUser-Agent: hey/0.0.1\nX-Pad: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n'
-mkdir -p "$work/tmp"
-cat >"$work/nginx.conf" <<CONF
-worker_processes 1; daemon off; pid $work/nginx.pid; error_log $work/error.log warn;
-events { worker_connections 4096; }
-http { access_log off; server_tokens off; keepalive_timeout 75s; keepalive_requests 1000000;
-  client_body_temp_path $work/tmp/b; proxy_temp_path $work/tmp/p; fastcgi_temp_path $work/tmp/f;
-  uwsgi_temp_path $work/tmp/u; scgi_temp_path $work/tmp/s;
-  server { listen 127.0.0.1:$plain; default_type text/plain; location / { return 200 "$body"; } }
-  server { listen 127.0.0.1:$tls ssl; ssl_certificate $work/cert.pem; ssl_certificate_key $work/key.pem;
-    ssl_protocols TLSv1.3; default_type text/plain; location / { return 200 "$body"; } } }
-CONF
-taskset -c 0 nginx -p "$work" -e "$work/error.log" -c "$work/nginx.conf" &
-pids+=($!)
+source bench/one-site.sh
+one_site_backend "$work" "$plain" "$tls" "$work/cert.pem" "$work/key.pem"
 
 cat >"$work/usher.yaml" <<YAML
 listen: {http: "127.0.0.1:$port"}

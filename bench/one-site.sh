@@ -1,13 +1,17 @@
-# Sourced by bench/warmup.sh and bench/h2-alloc.sh (not run by itself): the one-site set-up both measure through.
-#   one_site_backend WORK BPORT   nginx on 127.0.0.1:BPORT (one worker, keep-alive, a ~300-byte whoami-like answer,
-#                                 as bench/run.sh's backends), pinned to CPU 0; its PID is appended to the caller's pids
+# Sourced by bench/warmup.sh, bench/h2-alloc.sh and bench/https-backend.sh (not run by itself): the one-site set-up both measure through.
+#   one_site_backend WORK BPORT [TLSPORT CERT KEY]   nginx on 127.0.0.1:BPORT (one worker, keep-alive, a ~300-byte
+#                                 whoami-like answer, as bench/run.sh's backends), and the same answer over TLS 1.3 on
+#                                 TLSPORT when given; pinned to CPU 0; its PID is appended to the caller's pids
 #   one_site_https WORK PORT BPORT   a self-signed P-256 certificate for whoami01.bench.test and WORK/usher.yaml
 #                                 serving that site over HTTPS on PORT (HTTP on PORT+2); sets url
 #   one_site_http WORK PORT BPORT    WORK/usher.yaml serving http://whoami01.bench.test on PORT; sets url
 
 one_site_backend() {
-    local work=$1 bport=$2
+    local work=$1 bport=$2 tlsport=${3-} cert=${4-} key=${5-}
     local body='Hostname: whoami01\nIP: 127.0.0.1\nRemoteAddr: 127.0.0.1:40000\nGET / HTTP/1.1\nHost: whoami01.bench.test\nUser-Agent: hey/0.0.1\nAccept-Encoding: gzip\nX-Forwarded-For: 127.0.0.1\nX-Forwarded-Proto: http\nX-Pad: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n'
+    local tls_server=
+    [[ -n $tlsport ]] && tls_server="server { listen 127.0.0.1:$tlsport ssl; ssl_certificate $cert; ssl_certificate_key $key;
+    ssl_protocols TLSv1.3; default_type text/plain; location / { return 200 \"$body\"; } }"
     mkdir -p "$work/tmp"
     cat >"$work/nginx.conf" <<CONF
 worker_processes 1; daemon off; pid $work/nginx.pid; error_log $work/error.log warn;
@@ -15,7 +19,8 @@ events { worker_connections 4096; }
 http { access_log off; server_tokens off; keepalive_timeout 75s; keepalive_requests 1000000;
   client_body_temp_path $work/tmp/b; proxy_temp_path $work/tmp/p; fastcgi_temp_path $work/tmp/f;
   uwsgi_temp_path $work/tmp/u; scgi_temp_path $work/tmp/s;
-  server { listen 127.0.0.1:$bport; default_type text/plain; location / { return 200 "$body"; } } }
+  server { listen 127.0.0.1:$bport; default_type text/plain; location / { return 200 "$body"; } }
+  $tls_server }
 CONF
     taskset -c 0 nginx -p "$work" -e "$work/error.log" -c "$work/nginx.conf" &
     pids+=($!)
