@@ -116,8 +116,8 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         Map<String, String> ofSite = new HashMap<>();
         List<ManagedName> fresh = new ArrayList<>();
         for (Site site : config.sites()) {
-            if (!site.https()) {
-                continue;
+            if (!site.tls().terminated()) {
+                continue; // plain HTTP, or passthrough: the backend holds the certificate
             }
             String name = site.tls().certificateName(site.name());
             TlsPolicy policy = site.tls().ofCertificate();
@@ -251,7 +251,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         return switch (policy.kind()) {
             case ACME -> acme.choose(policy.dns() == null ? global : global.withDns(policy.dns()));
             case INTERNAL -> localCa();
-            case FILES, NONE -> null;
+            case FILES, PASSTHROUGH, NONE -> null;
         };
     }
 

@@ -28,7 +28,8 @@ public record Balancing(Policy policy, int maxFails, Duration failTimeout, Healt
 
     /**
      * Active health checks: a GET of {@code path} on each backend every {@code interval}; a 2xx or 3xx answer within
-     * {@code timeout} means healthy.
+     * {@code timeout} means healthy. With {@code path} null (the backends of streams and passthrough sites), a TCP
+     * connection made within {@code timeout} means healthy.
      */
     public record HealthCheck(String path, Duration interval, Duration timeout) {
     }

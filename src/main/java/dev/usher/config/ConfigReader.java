@@ -25,7 +25,7 @@ final class ConfigReader {
     private static final Set<String> OFF = Set.of("off", "none", "disabled", "no");
 
     private static final Keys TOP = Keys.of("listen", "data", "timeouts", "limits", "sites", "trusted_proxies", "email",
-                    "acme", "admin", "access_log", "http3", "docker")
+                    "acme", "admin", "access_log", "http3", "docker", "streams")
             .withAliases(Map.ofEntries(Map.entry("listeners", "listen"), Map.entry("data_dir", "data"),
                     Map.entry("datadir", "data"), Map.entry("storage", "data"), Map.entry("hosts", "sites"),
                     Map.entry("servers", "sites"), Map.entry("trusted_proxy", "trusted_proxies"),
@@ -40,10 +40,14 @@ final class ConfigReader {
                     Map.entry("log", "access_log"), Map.entry("logs", "access_log"),
                     Map.entry("quic", "http3"), Map.entry("h3", "http3"), Map.entry("http_3", "http3"),
                     Map.entry("podman", "docker"), Map.entry("containers", "docker"), Map.entry("labels", "docker"),
-                    Map.entry("discovery", "docker"), Map.entry("docker_socket", "docker")))
+                    Map.entry("discovery", "docker"), Map.entry("docker_socket", "docker"),
+                    Map.entry("stream", "streams"), Map.entry("tcp", "streams"), Map.entry("udp", "streams"),
+                    Map.entry("ports", "streams"), Map.entry("layer4", "streams"), Map.entry("l4", "streams")))
             .withMisplaced(misplacedAtTop());
-    private static final Keys LISTEN = Keys.of("http", "https")
-            .withAliases(Map.of("tls", "https", "ssl", "https", "plain", "http"));
+    private static final Keys LISTEN = Keys.of("http", "https", "proxy_protocol")
+            .withAliases(Map.of("tls", "https", "ssl", "https", "plain", "http", "proxy", "proxy_protocol",
+                    "accept_proxy", "proxy_protocol", "proxy_protocol_from", "proxy_protocol", "load_balancers",
+                    "proxy_protocol"));
     private static final Keys ADMIN = Keys.of("listen", "password", "site")
             .withSynonyms(Map.of("secret", "password"))
             .withAliases(Map.of("address", "listen", "bind", "listen", "token", "password", "api_key", "password",
@@ -87,7 +91,9 @@ final class ConfigReader {
         Listen listen = new Listen(
                 Optional.ofNullable(listenFields.get("http")).flatMap(this::listenAddress).orElse(DEFAULT_HTTP),
                 listenFields.containsKey("https") ? httpsAddress(listenFields.get("https")) : DEFAULT_HTTPS,
-                Optional.ofNullable(top.get("http3")).flatMap(values::bool).orElse(true));
+                Optional.ofNullable(top.get("http3")).flatMap(values::bool).orElse(true),
+                section(listenFields.get("proxy_protocol")).flatMap(f -> values.cidrs(f, false, "list the load "
+                        + "balancers' addresses, or remove proxy_protocol:")).orElse(List.of()));
         Path data = Optional.ofNullable(top.get("data")).flatMap(this::dataDir).orElseGet(env::defaultDataDir);
         Timeouts timeouts = section(top.get("timeouts")).map(this::timeouts).orElse(Timeouts.DEFAULTS);
         Limits limits = section(top.get("limits")).map(this::limits).orElse(Limits.DEFAULTS);
@@ -110,8 +116,12 @@ final class ConfigReader {
         }
         DockerSetting docker = top.containsKey("docker")
                 ? new DockerReader(walker, values, baseDir).read(top.get("docker")) : null;
+        List<StreamSetting> streams = section(top.get("streams"))
+                .map(f -> new StreamsReader(walker, values).read(f, timeouts, accessLog.on(),
+                        new ListenerClashes(walker, listen, admin)))
+                .orElse(List.of());
         return new UsherConfig(source, listen, data, timeouts, limits, sites, trustedProxies, acme, admin,
-                accessLog, adminSetting.secret(), docker, List.of());
+                accessLog, adminSetting.secret(), docker, List.of(), streams);
     }
 
     /** Keys of other sections written at the top, each with where it belongs. */
@@ -124,7 +134,9 @@ final class ConfigReader {
                 "idle", "\"idle\" belongs under timeouts:",
                 "header_size", "\"header_size\" belongs under limits:",
                 "max_body", "\"max_body\" belongs under limits: (or in a site)",
-                "connections", "\"connections\" belongs under limits:"));
+                "connections", "\"connections\" belongs under limits:",
+                "proxy_protocol", "\"proxy_protocol\" belongs under listen: (PROXY headers from load balancers in "
+                        + "front) or in a stream or passthrough site (PROXY headers to its backends)"));
         for (String key : List.of("to", "redirect", "respond", "policy", "health", "headers", "request_headers",
                 "security_headers", "gzip", "compress", "basic_auth", "allow", "deny", "rate_limit")) {
             misplaced.put(key, "\"" + key + "\" is a site setting; put it under a site in sites:");

@@ -1,5 +1,7 @@
 package dev.usher.config;
 
+import java.util.List;
+
 /**
  * The listeners Usher binds ({@code listen:} in the file).
  *
@@ -8,8 +10,20 @@ package dev.usher.config;
  *              every site is served over plain HTTP
  * @param http3 whether HTTPS is also served as HTTP/3 over QUIC, on the HTTPS port over UDP (top-level
  *              {@code http3:}, default true); meaningless while {@code https} is off
+ * @param proxyProtocolFrom load balancers in front of Usher ({@code listen: {proxy_protocol: [...]}}): a TCP
+ *              connection from these networks must start with a PROXY protocol header, whose client address Usher
+ *              then takes as the client's; from anywhere else a header is not looked for. Empty: none
  */
-public record Listen(ListenAddress http, ListenAddress https, boolean http3) {
+public record Listen(ListenAddress http, ListenAddress https, boolean http3, List<Cidr> proxyProtocolFrom) {
+    public Listen {
+        proxyProtocolFrom = List.copyOf(proxyProtocolFrom);
+    }
+
+    /** No load balancer sends PROXY protocol headers. */
+    public Listen(ListenAddress http, ListenAddress https, boolean http3) {
+        this(http, https, http3, List.of());
+    }
+
     /** Plain HTTP only. */
     public Listen(ListenAddress http) {
         this(http, null);

@@ -23,10 +23,12 @@ import java.util.List;
  *                        one
  * @param paths           its {@code paths:} in file order, each with the site as that path sees it; empty for most
  *                        sites (the route lookup then never looks at the path)
+ * @param proxyProtocol   for a passthrough site ({@link TlsPolicy#PASSTHROUGH}): the PROXY protocol header each
+ *                        backend connection starts with; {@link ProxyProtocol#OFF} for every other site
  */
 public record Site(String name, boolean plainHttp, List<UpstreamAddress> upstreams, long maxBody,
                    Duration connectTimeout, Duration responseTimeout, int line, int column, SiteTraffic traffic,
-                   TlsPolicy tls, boolean accessLog, List<SitePath> paths) {
+                   TlsPolicy tls, boolean accessLog, List<SitePath> paths, ProxyProtocol proxyProtocol) {
     public Site {
         upstreams = List.copyOf(upstreams);
         paths = List.copyOf(paths);
@@ -37,7 +39,23 @@ public record Site(String name, boolean plainHttp, List<UpstreamAddress> upstrea
                 Duration connectTimeout, Duration responseTimeout, int line, int column, SiteTraffic traffic,
                 TlsPolicy tls, boolean accessLog) {
         this(name, plainHttp, upstreams, maxBody, connectTimeout, responseTimeout, line, column, traffic, tls,
-                accessLog, List.of());
+                accessLog, List.of(), ProxyProtocol.OFF);
+    }
+
+    /** A site with paths that sends backends no PROXY protocol header (every site but a passthrough one). */
+    public Site(String name, boolean plainHttp, List<UpstreamAddress> upstreams, long maxBody,
+                Duration connectTimeout, Duration responseTimeout, int line, int column, SiteTraffic traffic,
+                TlsPolicy tls, boolean accessLog, List<SitePath> paths) {
+        this(name, plainHttp, upstreams, maxBody, connectTimeout, responseTimeout, line, column, traffic, tls,
+                accessLog, paths, ProxyProtocol.OFF);
+    }
+
+    /** A site without paths: a passthrough site, with the PROXY protocol header its backends get. */
+    public Site(String name, boolean plainHttp, List<UpstreamAddress> upstreams, long maxBody,
+                Duration connectTimeout, Duration responseTimeout, int line, int column, SiteTraffic traffic,
+                TlsPolicy tls, boolean accessLog, ProxyProtocol proxyProtocol) {
+        this(name, plainHttp, upstreams, maxBody, connectTimeout, responseTimeout, line, column, traffic, tls,
+                accessLog, List.of(), proxyProtocol);
     }
 
     /** A site whose requests are not logged. */
@@ -68,25 +86,25 @@ public record Site(String name, boolean plainHttp, List<UpstreamAddress> upstrea
     /** This site with another certificate policy. */
     public Site withTls(TlsPolicy policy) {
         return new Site(name, plainHttp, upstreams, maxBody, connectTimeout, responseTimeout, line, column, traffic,
-                policy, accessLog, paths);
+                policy, accessLog, paths, proxyProtocol);
     }
 
     /** This site with its requests logged or not. */
     public Site withAccessLog(boolean on) {
         return new Site(name, plainHttp, upstreams, maxBody, connectTimeout, responseTimeout, line, column, traffic,
-                tls, on, paths);
+                tls, on, paths, proxyProtocol);
     }
 
     /** This site with other backends and no position (a container label has no line). */
     public Site withUpstreams(List<UpstreamAddress> backends) {
         return new Site(name, plainHttp, backends, maxBody, connectTimeout, responseTimeout, 0, 0, traffic, tls,
-                accessLog, paths);
+                accessLog, paths, proxyProtocol);
     }
 
     /** This site at line 0, column 0: moving it in the file changes nothing else. */
     public Site withoutPosition() {
         return new Site(name, plainHttp, upstreams, maxBody, connectTimeout, responseTimeout, 0, 0, traffic, tls,
-                accessLog, paths);
+                accessLog, paths, proxyProtocol);
     }
 
     /** What answers its requests (those of no path, when it has paths). */
@@ -111,6 +129,11 @@ public record Site(String name, boolean plainHttp, List<UpstreamAddress> upstrea
     /** True when the site forwards requests to backends; false when it redirects or answers itself. */
     public boolean forwards() {
         return !upstreams.isEmpty();
+    }
+
+    /** True when the site's TLS connections are relayed unopened to its backend ({@code passthrough: true}). */
+    public boolean passthrough() {
+        return tls.kind() == TlsPolicy.Kind.PASSTHROUGH;
     }
 
     /** True for a {@code *.example.com} name, which matches exactly one label in place of the star. */

@@ -23,7 +23,7 @@ final class SitesReader {
     private static final String UPSTREAM = SiteParts.UPSTREAM;
     private static final Keys SITE = Keys.of("to", "redirect", "respond", "paths", "max_body", "timeouts", "policy",
                     "health", "headers", "request_headers", "security_headers", "gzip", "basic_auth", "allow", "deny",
-                    "rate_limit", "tls", "upstream_tls", "access_log")
+                    "rate_limit", "tls", "upstream_tls", "access_log", "passthrough", "proxy_protocol")
             .withSynonyms(Map.of("compress", "gzip"))
             .withAliases(Map.ofEntries(
                     Map.entry("upstream", "to"), Map.entry("upstreams", "to"), Map.entry("backend", "to"),
@@ -57,7 +57,9 @@ final class SitesReader {
                     Map.entry("handle_path", "paths"), Map.entry("path_prefix", "paths"),
                     Map.entry("backend_tls", "upstream_tls"), Map.entry("transport", "upstream_tls"),
                     Map.entry("servers_transport", "upstream_tls"), Map.entry("proxy_ssl", "upstream_tls"),
-                    Map.entry("tls_upstream", "upstream_tls")))
+                    Map.entry("tls_upstream", "upstream_tls"),
+                    Map.entry("tls_passthrough", "passthrough"), Map.entry("pass_through", "passthrough"),
+                    Map.entry("send_proxy", "proxy_protocol"), Map.entry("proxyprotocol", "proxy_protocol")))
             .withMisplaced(Map.ofEntries(
                     Map.entry("connect", "\"connect\" belongs under timeouts: in this site"),
                     Map.entry("response", "\"response\" belongs under timeouts: in this site"),
@@ -98,6 +100,7 @@ final class SitesReader {
     private final TlsReader tls;
     private final SiteParts parts;
     private final PathsReader paths;
+    private final PassthroughReader passthrough;
 
     /**
      * @param baseDir     where relative certificate paths start
@@ -113,6 +116,7 @@ final class SitesReader {
         this.tls = new TlsReader(walker, values, baseDir, httpsOn, siteDns, globalDns01);
         this.parts = new SiteParts(walker, values, baseDir);
         this.paths = new PathsReader(walker, values, parts);
+        this.passthrough = new PassthroughReader(walker, values, httpsOn);
     }
 
     /** {@code accessLog}: the top-level access log setting, which a site follows unless it has its own. */
@@ -137,7 +141,7 @@ final class SitesReader {
      * earlier site that would get it another way: one certificate has one source.
      */
     private boolean sharesAlike(Field field, Site site, Map<String, Site> certificates) {
-        if (!site.https()) {
+        if (!site.tls().terminated()) { // plain HTTP, or passthrough: Usher holds no certificate for it
             return true;
         }
         String certificate = site.tls().certificateName(site.name());
@@ -158,7 +162,7 @@ final class SitesReader {
                     : "through its own tls.dns (" + policy.dns().describe() + ")";
             case INTERNAL -> "from the local CA";
             case FILES -> "from the files " + policy.cert() + " and " + policy.key();
-            case NONE -> "nowhere";
+            case PASSTHROUGH, NONE -> "nowhere";
         };
     }
 
@@ -208,6 +212,19 @@ final class SitesReader {
     private Optional<Site> longForm(Field field, SiteNames.SiteName name, Timeouts timeouts, Limits limits,
                                     boolean accessLogDefault) {
         Map<String, Field> fields = walker.fields(field.value(), field.path(), "a mapping of site settings", SITE);
+        if (passthrough.wanted(fields)) {
+            return passthrough.read(field, name, fields, timeouts, accessLogDefault);
+        }
+        Field proxyProtocol = fields.get("proxy_protocol");
+        if (proxyProtocol != null) {
+            walker.error(proxyProtocol.keyNode(), proxyProtocol.path(), "proxy_protocol sends the client's address "
+                    + "to the backend of a passthrough site (passthrough: true); Usher tells HTTP backends in "
+                    + "X-Forwarded-For");
+        }
+        Field flag = fields.get("passthrough");
+        if (flag != null) {
+            values.bool(flag); // false, or an error for what is no boolean
+        }
         boolean accessLog = Optional.ofNullable(fields.get("access_log")).flatMap(values::bool)
                 .orElse(accessLogDefault);
         Field to = fields.get("to");

@@ -17,12 +17,17 @@ public record TlsPolicy(Kind kind, Path cert, Path key, boolean wildcard, DnsSet
     public static final TlsPolicy ACME = new TlsPolicy(Kind.ACME, null, null);
     /** A certificate from Usher's local CA. */
     public static final TlsPolicy INTERNAL = new TlsPolicy(Kind.INTERNAL, null, null);
+    /**
+     * Not terminated: the site's TLS connections are relayed as they are to its backend, which holds its own
+     * certificate ({@code passthrough: true} or {@code tls: passthrough}). Usher only reads the ClientHello's name.
+     */
+    public static final TlsPolicy PASSTHROUGH = new TlsPolicy(Kind.PASSTHROUGH, null, null);
     /** Plain HTTP only: the {@code http://} prefix, or HTTPS switched off for the whole file. */
     public static final TlsPolicy NONE = new TlsPolicy(Kind.NONE, null, null);
 
     /** The certificate sources. */
     public enum Kind {
-        ACME, INTERNAL, FILES, NONE
+        ACME, INTERNAL, FILES, PASSTHROUGH, NONE
     }
 
     /** A policy for the site's own name, with the global DNS settings. */
@@ -71,6 +76,11 @@ public record TlsPolicy(Kind kind, Path cert, Path key, boolean wildcard, DnsSet
         return kind != Kind.NONE;
     }
 
+    /** True when Usher ends the site's TLS itself, with a certificate it holds (not for passthrough or none). */
+    public boolean terminated() {
+        return kind != Kind.NONE && kind != Kind.PASSTHROUGH;
+    }
+
     /** The policy as written in the file, without secrets. */
     @Override
     public String toString() {
@@ -78,6 +88,7 @@ public record TlsPolicy(Kind kind, Path cert, Path key, boolean wildcard, DnsSet
             case ACME -> "acme";
             case INTERNAL -> "internal";
             case FILES -> "{cert: " + cert + ", key: " + key + "}";
+            case PASSTHROUGH -> "passthrough";
             case NONE -> "none (plain HTTP)";
         };
         return text + (dns == null ? "" : " (dns-01: " + dns.describe() + ")") + (wildcard ? ", wildcard" : "");

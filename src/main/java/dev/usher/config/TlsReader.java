@@ -16,7 +16,7 @@ import org.snakeyaml.engine.v2.nodes.MappingNode;
  * wildcard is an error with the ways out.
  */
 final class TlsReader {
-    private static final List<String> WORDS = List.of("auto", "acme", "internal", "off");
+    private static final List<String> WORDS = List.of("auto", "acme", "internal", "off", "passthrough");
     private static final Map<String, String> ALIASES = Map.of("letsencrypt", "acme", "public", "acme",
             "local", "internal", "self_signed", "internal", "selfsigned", "internal", "none", "off",
             "http", "off", "plain", "off", "on", "auto");
@@ -92,6 +92,7 @@ final class TlsReader {
             case "acme" -> TlsPolicy.ACME;
             case "internal" -> TlsPolicy.INTERNAL;
             case "off" -> TlsPolicy.NONE;
+            case "passthrough" -> TlsPolicy.PASSTHROUGH;
             default -> TlsPolicy.auto(name);
         });
     }

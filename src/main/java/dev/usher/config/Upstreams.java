@@ -60,6 +60,33 @@ final class Upstreams {
         return new UpstreamAddress(address.host(), address.port(), kind, null);
     }
 
+    /**
+     * A backend of a stream or a passthrough site: {@code host:port}, {@code [v6]:port}, without a scheme (the bytes
+     * are relayed as they are, whatever the protocol).
+     *
+     * @param defaultPort the port when none is written, or -1 when one must be
+     */
+    static UpstreamAddress parseRelay(String raw, int defaultPort) throws BadValue {
+        String s = raw.strip();
+        if (s.isEmpty()) {
+            throw new BadValue("the backend address is empty; write host:port, e.g. gitea:22");
+        }
+        if (s.indexOf(',') >= 0) {
+            throw new BadValue("one address per backend; for several, write a list: [a:22, b:22]");
+        }
+        if (s.chars().anyMatch(Character::isWhitespace)) {
+            throw new BadValue("a backend address cannot contain spaces");
+        }
+        if (s.contains("://") || s.indexOf('/') >= 0) {
+            throw new BadValue("a relayed backend is host:port, with no scheme or path (the bytes go through as "
+                    + "they are); got \"" + s + "\"");
+        }
+        if (s.indexOf('@') >= 0) {
+            throw new BadValue("a backend address cannot contain user info (\"user@\")");
+        }
+        return hostAndPort(s.toLowerCase(Locale.ROOT), defaultPort);
+    }
+
     private static UpstreamAddress hostAndPort(String s, int defaultPort) throws BadValue {
         if (s.startsWith("[")) {
             int close = s.indexOf(']');
@@ -71,7 +98,7 @@ final class Upstreams {
             if (!HostNames.isIpv6(host) || !after.isEmpty() && !after.startsWith(":")) {
                 throw new BadValue("\"" + s + "\" is not a valid IPv6 address; write e.g. [::1]:8080");
             }
-            int port = after.isEmpty() ? defaultPort : HostNames.port(after.substring(1), false);
+            int port = after.isEmpty() ? defaultPort(s, defaultPort) : HostNames.port(after.substring(1), false);
             return new UpstreamAddress(host, port);
         }
         int colon = s.indexOf(':');
@@ -79,7 +106,7 @@ final class Upstreams {
             throw new BadValue("write an IPv6 address in brackets, e.g. [::1]:8080");
         }
         String host = colon < 0 ? s : s.substring(0, colon);
-        int port = colon < 0 ? defaultPort : HostNames.port(s.substring(colon + 1), false);
+        int port = colon < 0 ? defaultPort(s, defaultPort) : HostNames.port(s.substring(colon + 1), false);
         if (host.endsWith(".") && host.length() > 1) {
             host = host.substring(0, host.length() - 1);
         }
@@ -100,5 +127,16 @@ final class Upstreams {
             HostNames.checkDnsName(host, true);
         }
         return new UpstreamAddress(host, port);
+    }
+
+    private static int defaultPort(String address, int defaultPort) throws BadValue {
+        if (defaultPort < 0 && !address.isEmpty() && address.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw new BadValue("\"" + address + "\" is a port alone; write host:port, e.g. 127.0.0.1:" + address);
+        }
+        if (defaultPort < 0) {
+            throw new BadValue("the port is missing; write \"" + address + ":PORT\" (a relayed backend has no "
+                    + "default port)");
+        }
+        return defaultPort;
     }
 }

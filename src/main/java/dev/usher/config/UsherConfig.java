@@ -24,11 +24,12 @@ import java.util.List;
  * @param docker   where to discover label sites ({@code docker:}), or null when off
  * @param labelSites where each site announced by container labels comes from; those sites are in {@code sites} too
  *                 (after the file's). Empty for a config as read from the file ({@link LabelSites} adds them)
+ * @param streams  the TCP and UDP ports relayed as they are ({@code streams:}), in file order
  */
 public record UsherConfig(String source, Listen listen, Path dataDir, Timeouts timeouts, Limits limits,
                           List<Site> sites, List<Cidr> trustedProxies, AcmeSettings acme, ListenAddress admin,
                           AccessLogSetting accessLog, String adminSecret, DockerSetting docker,
-                          List<LabelSite> labelSites) {
+                          List<LabelSite> labelSites, List<StreamSetting> streams) {
     /** The admin endpoint's default address. */
     public static final ListenAddress DEFAULT_ADMIN = new ListenAddress("127.0.0.1", 2019);
 
@@ -59,10 +60,20 @@ public record UsherConfig(String source, Listen listen, Path dataDir, Timeouts t
                 null, List.of());
     }
 
+    /** A config without streams. */
+    public UsherConfig(String source, Listen listen, Path dataDir, Timeouts timeouts, Limits limits,
+                       List<Site> sites, List<Cidr> trustedProxies, AcmeSettings acme, ListenAddress admin,
+                       AccessLogSetting accessLog, String adminSecret, DockerSetting docker,
+                       List<LabelSite> labelSites) {
+        this(source, listen, dataDir, timeouts, limits, sites, trustedProxies, acme, admin, accessLog, adminSecret,
+                docker, labelSites, List.of());
+    }
+
     public UsherConfig {
         sites = List.copyOf(sites);
         trustedProxies = List.copyOf(trustedProxies);
         labelSites = List.copyOf(labelSites);
+        streams = List.copyOf(streams);
     }
 
     /** This config with {@code more} sites announced by labels, after the file's, and where they come from. */
@@ -70,7 +81,7 @@ public record UsherConfig(String source, Listen listen, Path dataDir, Timeouts t
         List<Site> all = new java.util.ArrayList<>(sites);
         all.addAll(more);
         return new UsherConfig(source, listen, dataDir, timeouts, limits, all, trustedProxies, acme, admin, accessLog,
-                adminSecret, docker, origins);
+                adminSecret, docker, origins, streams);
     }
 
     /** Where the site {@code name} comes from when labels announced it; empty for a site of the file. */
@@ -84,9 +95,18 @@ public record UsherConfig(String source, Listen listen, Path dataDir, Timeouts t
         this(source, listen, dataDir, timeouts, limits, sites, List.of(), AcmeSettings.DEFAULTS);
     }
 
-    /** True when any request may be logged: the top-level access log is on, or a site turns it on for itself. */
+    /**
+     * True when any request or stream may be logged: the top-level access log is on, or a site or stream turns it on
+     * for itself.
+     */
     public boolean anyAccessLog() {
-        return accessLog.on() || sites.stream().anyMatch(Site::accessLog);
+        return accessLog.on() || sites.stream().anyMatch(Site::accessLog)
+                || streams.stream().anyMatch(StreamSetting::accessLog);
+    }
+
+    /** True when a site's TLS connections are relayed unopened by server name ({@code passthrough: true}). */
+    public boolean anyPassthrough() {
+        return sites.stream().anyMatch(Site::passthrough);
     }
 
     /** True when at least one site is served over HTTPS. */

@@ -71,7 +71,10 @@ public final class RouteTable implements AutoCloseable {
                 : null, previous);
     }
 
-    /** The table for the HTTPS listener: only the sites served over HTTPS. */
+    /**
+     * The table for the HTTPS listener: only the sites whose TLS Usher terminates (a passthrough site's connections
+     * never reach HTTP routing, so a request naming it on another site's connection gets 404).
+     */
     public static RouteTable compileSecure(UsherConfig config, UpstreamPools pools, RuleServices services) {
         return compileSecure(config, pools, services, null);
     }
@@ -79,7 +82,7 @@ public final class RouteTable implements AutoCloseable {
     /** As the other {@code compileSecure}, keeping {@code previous}'s unchanged backend groups (see compile). */
     public static RouteTable compileSecure(UsherConfig config, UpstreamPools pools, RuleServices services,
                                            RouteTable previous) {
-        return compile(config, pools, services, Site::https, site -> null, previous);
+        return compile(config, pools, services, site -> site.tls().terminated(), site -> null, previous);
     }
 
     /**

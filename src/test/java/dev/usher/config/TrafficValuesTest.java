@@ -154,10 +154,10 @@ class TrafficValuesTest {
 
     @Test
     void checksHealthPaths() throws BadValue {
-        assertThat(TrafficReader.checkHealthPath("/healthz?full=1")).isEqualTo("/healthz?full=1");
-        assertThatThrownBy(() -> TrafficReader.checkHealthPath("healthz"))
+        assertThat(BalancingReader.checkHealthPath("/healthz?full=1")).isEqualTo("/healthz?full=1");
+        assertThatThrownBy(() -> BalancingReader.checkHealthPath("healthz"))
                 .hasMessage("a health check path starts with \"/\", as in /healthz; got \"healthz\"");
-        assertThatThrownBy(() -> TrafficReader.checkHealthPath("/health z"))
+        assertThatThrownBy(() -> BalancingReader.checkHealthPath("/health z"))
                 .hasMessageStartingWith("a health check path cannot contain spaces");
     }
 }
