@@ -11,8 +11,9 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Active health checks of one {@link UpstreamGroup}: every interval, one {@link HealthProbe} per backend, and the
- * verdict recorded on the backend (logged when it changes).
+ * Active health checks of one {@link UpstreamGroup}: every interval, one probe per backend ({@link HealthProbe}, an
+ * HTTP GET, or {@link TcpProbe}, a TCP connect, for relayed backends whose check has no path), and the verdict
+ * recorded on the backend (logged when it changes).
  *
  * <p>Threading: everything but {@link #start} and {@link #stop} runs on its one event loop, so the bookkeeping needs
  * no locks. A backend whose previous probe is still running (timeout longer than interval) is not probed again until
@@ -23,13 +24,14 @@ final class HealthChecker {
 
     private final UpstreamGroup group;
     private final Backend[] backends;
+    /** The path to GET, or null for TCP connect checks. */
     private final String path;
     private final long intervalMillis;
     private final Duration timeout;
     private final EventLoop loop;
     private final Transport transport;
     /** Probe running per backend index, or null. Event loop only. */
-    private final HealthProbe[] running;
+    private final Probe[] running;
     private ScheduledFuture<?> rounds;
     /** Set by {@link #stop} from any thread; probes finishing afterwards are ignored. */
     private volatile boolean stopped;
@@ -38,12 +40,12 @@ final class HealthChecker {
                   Transport transport) {
         this.group = group;
         this.backends = backends;
-        this.path = check.path() == null || check.path().isEmpty() ? "/" : check.path();
+        this.path = check.path() == null ? null : check.path().isEmpty() ? "/" : check.path();
         this.intervalMillis = Math.max(1, check.interval().toMillis());
         this.timeout = check.timeout().isPositive() ? check.timeout() : Duration.ofMillis(1);
         this.loop = loop;
         this.transport = transport;
-        this.running = new HealthProbe[backends.length];
+        this.running = new Probe[backends.length];
     }
 
     void start() {
@@ -81,8 +83,9 @@ final class HealthChecker {
         }
         for (Backend b : backends) {
             if (running[b.index] == null) {
-                HealthProbe probe = new HealthProbe(b.pool, path, timeout, loop, transport,
-                        failure -> finished(b, failure));
+                Probe probe = path == null
+                        ? new TcpProbe(b.pool, timeout, loop, transport, failure -> finished(b, failure))
+                        : new HealthProbe(b.pool, path, timeout, loop, transport, failure -> finished(b, failure));
                 running[b.index] = probe;
                 probe.start();
             }

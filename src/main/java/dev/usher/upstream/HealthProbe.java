@@ -42,7 +42,7 @@ import java.util.function.Consumer;
  * <p>Everything runs on one event loop; {@code done} is called exactly once, with null for healthy or a short reason
  * ({@code connection refused}, {@code timed out after 2s}, {@code status 503}), unless the probe is cancelled.
  */
-final class HealthProbe extends ChannelInboundHandlerAdapter {
+final class HealthProbe extends ChannelInboundHandlerAdapter implements Probe {
     private final UpstreamPool pool;
     private final String path;
     private final Duration timeout;
@@ -63,7 +63,8 @@ final class HealthProbe extends ChannelInboundHandlerAdapter {
         this.done = done;
     }
 
-    void start() {
+    @Override
+    public void start() {
         UpstreamAddress address = pool.address();
         long millis = Math.max(1, timeout.toMillis());
         try {
@@ -126,7 +127,8 @@ final class HealthProbe extends ChannelInboundHandlerAdapter {
     }
 
     /** Ends the probe without a verdict (checks stopped). */
-    void cancel() {
+    @Override
+    public void cancel() {
         finished = true;
         release();
     }

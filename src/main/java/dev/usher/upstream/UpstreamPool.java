@@ -2,6 +2,10 @@ package dev.usher.upstream;
 
 import dev.usher.config.UpstreamAddress;
 import dev.usher.net.Transport;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.resolver.AddressResolverGroup;
 import io.netty.util.concurrent.Future;
@@ -53,6 +57,38 @@ public final class UpstreamPool {
     public Future<UpstreamConnection> acquire(EventLoop loop, Duration connectTimeout, boolean fresh,
                                               boolean upgrade) {
         return loops.computeIfAbsent(loop, l -> new LoopPool(this, l)).acquire(connectTimeout, fresh, upgrade);
+    }
+
+    /**
+     * A new connection to the backend on {@code loop} for a relay (a stream, or a passthrough site), outside the
+     * pool: its bytes are not HTTP, so it is never reused. Auto-read is off; {@code handler} is its pipeline's only
+     * handler. The name resolves off the loop, like the pool's own connections.
+     */
+    public ChannelFuture connectRelay(EventLoop loop, Duration connectTimeout, ChannelHandler handler) {
+        return new Bootstrap()
+                .group(loop)
+                .channel(transport.socketChannel())
+                .resolver(resolver)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
+                        Math.max(1, connectTimeout.toMillis())))
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.AUTO_READ, false)
+                .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                .handler(handler)
+                .connect(InetSocketAddress.createUnresolved(address.host(), address.port()));
+    }
+
+    /**
+     * A UDP socket connected to the backend on {@code loop}, for one client session of a UDP stream; auto-read on.
+     * The name resolves off the loop.
+     */
+    public ChannelFuture connectDatagram(EventLoop loop, ChannelHandler handler) {
+        return new Bootstrap()
+                .group(loop)
+                .channel(transport.datagramChannel())
+                .resolver(resolver)
+                .handler(handler)
+                .connect(InetSocketAddress.createUnresolved(address.host(), address.port()));
     }
 
     /**
