@@ -24,9 +24,10 @@ import java.util.concurrent.locks.LockSupport;
  * batches; a rotated-away file gets no line after the reopen.
  *
  * <p>Which requests are logged: those of a site whose effective {@code access_log} is on (the top-level setting, or the
- * site's own override); requests that matched no site when the top-level setting is on.
+ * site's own override); requests that matched no site when the top-level setting is on. Relayed connections and UDP
+ * sessions of streams and passthrough sites get a line of their own ({@link StreamRecord}) when theirs is on.
  */
-public final class AccessLog implements RequestObserver, AutoCloseable {
+public final class AccessLog implements RequestObserver, StreamObserver, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(AccessLog.class.getName());
     /** About a second of lines at 16k requests per second; 16k references is 64 KiB of queue. */
     static final int QUEUE = 16 * 1024;
@@ -34,7 +35,8 @@ public final class AccessLog implements RequestObserver, AutoCloseable {
 
     private final Path file;
     private final boolean logUnrouted;
-    private final Queue<RequestRecord> queue;
+    /** {@link RequestRecord}s and {@link StreamRecord}s. */
+    private final Queue<Object> queue;
     private final LongAdder dropped = new LongAdder();
     private final LongAdder written = new LongAdder();
     private final Thread writer;
@@ -79,7 +81,18 @@ public final class AccessLog implements RequestObserver, AutoCloseable {
         if (site == null ? !logUnrouted : !site.accessLog()) {
             return;
         }
-        if (!queue.offer(request)) {
+        enqueue(request);
+    }
+
+    @Override
+    public void streamEnded(StreamRecord record) {
+        if (record.logged()) {
+            enqueue(record);
+        }
+    }
+
+    private void enqueue(Object line) {
+        if (!queue.offer(line)) {
             dropped.increment();
             return;
         }
@@ -119,10 +132,14 @@ public final class AccessLog implements RequestObserver, AutoCloseable {
                 reopenWanted = false;
                 reopenNow();
             }
-            RequestRecord r;
+            Object r;
             int lines = 0;
             while ((r = queue.poll()) != null) {
-                format.append(r, text);
+                if (r instanceof RequestRecord request) {
+                    format.append(request, text);
+                } else {
+                    format.append((StreamRecord) r, text);
+                }
                 lines++;
                 if (text.length() >= BATCH_BYTES) {
                     bytes = write(text, bytes);

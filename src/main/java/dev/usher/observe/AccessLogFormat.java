@@ -65,6 +65,35 @@ final class AccessLogFormat {
         out.append("}\n");
     }
 
+    /**
+     * Appends a relayed connection's line and a newline:
+     * <pre>{"time":"2025-05-01T12:00:00.123Z","client":"203.0.113.9","stream":":2222","kind":"tcp","sni":null,
+     * "upstream":"10.0.0.5:22","bytes_in":5120,"bytes_out":20480,"duration_ms":61234.005,
+     * "ending":"client_closed"}</pre>
+     */
+    void append(StreamRecord r, StringBuilder out) {
+        out.append("{\"time\":\"");
+        time(r.startMillis(), out);
+        out.append("\",\"client\":");
+        string(r.client(), out);
+        out.append(",\"stream\":");
+        string(r.stream(), out);
+        out.append(",\"kind\":\"").append(r.kind());
+        out.append("\",\"sni\":");
+        string(r.serverName(), out);
+        out.append(",\"upstream\":");
+        if (r.upstream() == null) {
+            out.append("null");
+        } else {
+            string(r.upstream().authority(), out);
+        }
+        out.append(",\"bytes_in\":").append(r.bytesIn());
+        out.append(",\"bytes_out\":").append(r.bytesOut());
+        out.append(",\"duration_ms\":");
+        millis(r.durationNanos(), out);
+        out.append(",\"ending\":\"").append(r.ending().label()).append("\"}\n");
+    }
+
     private void time(long epochMillis, StringBuilder out) {
         long second = Math.floorDiv(epochMillis, 1000);
         if (second != cachedSecond) {

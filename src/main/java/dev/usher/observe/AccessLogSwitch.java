@@ -7,7 +7,7 @@ package dev.usher.observe;
  *
  * <p>Thread-safe.
  */
-public final class AccessLogSwitch implements RequestObserver, AutoCloseable {
+public final class AccessLogSwitch implements RequestObserver, StreamObserver, AutoCloseable {
     private volatile AccessLog current;
 
     /** @param first the access log to start with, or null for none */
@@ -20,6 +20,14 @@ public final class AccessLogSwitch implements RequestObserver, AutoCloseable {
         AccessLog log = current;
         if (log != null) {
             log.requestEnded(request);
+        }
+    }
+
+    @Override
+    public void streamEnded(StreamRecord record) {
+        AccessLog log = current;
+        if (log != null) {
+            log.streamEnded(record);
         }
     }
 

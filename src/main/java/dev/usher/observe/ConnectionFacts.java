@@ -1,5 +1,6 @@
 package dev.usher.observe;
 
+import dev.usher.net.ClientAddress;
 import io.netty.channel.Channel;
 import io.netty.handler.ssl.SslHandler;
 
@@ -48,7 +49,7 @@ public final class ConnectionFacts {
             tls = quic.sslEngine() == null ? null : quic.sslEngine().getSession().getProtocol();
             return;
         }
-        client = address(connection.remoteAddress());
+        client = address(ClientAddress.of(connection));
         SslHandler ssl = connection.pipeline().get(SslHandler.class);
         tls = ssl == null ? null : ssl.engine().getSession().getProtocol();
     }

@@ -1,5 +1,6 @@
 package dev.usher.proxy;
 
+import dev.usher.net.ClientAddress;
 import dev.usher.net.DrainEvent;
 import dev.usher.route.RouteTableHolder;
 import io.netty.channel.Channel;
@@ -79,7 +80,7 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
         this.ctx = ctx;
         responseTimer = new ResponseTimer(ctx.executor(), true);
         ctx.channel().config().setAutoRead(false);
-        dispatch = new RequestDispatch(routes, scheme, this, ctx, ctx.channel().remoteAddress());
+        dispatch = new RequestDispatch(routes, scheme, this, ctx, ClientAddress.of(ctx.channel()));
         if (ctx.channel().isActive()) {
             // Added after the connection became active (over TLS, once ALPN chose HTTP/1.1): no channelActive
             // follows, so the first read is asked for here.

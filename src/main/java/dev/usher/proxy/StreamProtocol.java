@@ -1,5 +1,6 @@
 package dev.usher.proxy;
 
+import dev.usher.net.ClientAddress;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -38,7 +39,7 @@ public enum StreamProtocol {
 
         @Override
         SocketAddress clientAddress(Channel stream) {
-            return stream.parent() != null ? stream.parent().remoteAddress() : stream.remoteAddress();
+            return stream.parent() != null ? ClientAddress.of(stream.parent()) : stream.remoteAddress();
         }
 
         /** RST_STREAM(NO_ERROR) tells the client to stop sending without discarding the answer (RFC 9113 §8.1). */
