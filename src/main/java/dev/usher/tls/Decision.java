@@ -11,8 +11,10 @@ import io.netty.handler.ssl.SslContext;
  * @param challenge  true for a TLS-ALPN-01 validation: close once the handshake completes (RFC 8737)
  * @param alert      the TLS alert description to send when refused, or -1 to close without one
  * @param reason     why it was refused, for the FINE log line; null when served
+ * @param relay      for a passthrough site: the handler that relays the connection unopened; null otherwise
  */
-record Decision(String serverName, SslContext context, boolean challenge, int alert, String reason) {
+record Decision(String serverName, SslContext context, boolean challenge, int alert, String reason,
+                io.netty.channel.ChannelHandler relay) {
     /** unrecognized_name (RFC 6066): the client asked for a name Usher has no certificate for. */
     static final int UNRECOGNIZED_NAME = 112;
     /** handshake_failure: no name to go by, or a hello that cannot be served. */
@@ -23,14 +25,19 @@ record Decision(String serverName, SslContext context, boolean challenge, int al
     static final int INTERNAL_ERROR = 80;
 
     static Decision serve(String serverName, SslContext context, boolean challenge) {
-        return new Decision(serverName, context, challenge, -1, null);
+        return new Decision(serverName, context, challenge, -1, null, null);
     }
 
     static Decision refuse(String serverName, int alert, String reason) {
-        return new Decision(serverName, null, false, alert, reason);
+        return new Decision(serverName, null, false, alert, reason, null);
+    }
+
+    /** Not terminated: {@code relay} takes the connection, the ClientHello included. */
+    static Decision relay(String serverName, io.netty.channel.ChannelHandler relay) {
+        return new Decision(serverName, null, false, -1, null, relay);
     }
 
     boolean served() {
-        return context != null;
+        return context != null || relay != null;
     }
 }

@@ -24,7 +24,8 @@ import java.util.function.Supplier;
 /**
  * First handler of a TLS connection: reads the ClientHello, picks the certificate by SNI (or by the local address
  * when the client sent none) and the context by ALPN (TLS-ALPN-01 validations get their challenge certificate), then
- * replaces itself with an {@link SslHandler} followed by the caller's after-TLS handler. A hello that names nothing
+ * replaces itself with an {@link SslHandler} followed by the caller's after-TLS handler. A server name that a
+ * {@link Passthrough} site has is not terminated: its relay replaces this handler instead. A hello that names nothing
  * Usher serves is refused with a TLS alert and the connection closed, logged once at FINE.
  *
  * <p>Netty's {@link SslClientHelloHandler} gathers the hello across reads and across TLS records (up to 64 KiB) and
@@ -35,12 +36,13 @@ public final class TlsHandshakeRouter extends SslClientHelloHandler<Decision> {
     /** The server name the connection was accepted for: its SNI host name, or its local IP address without SNI. */
     public static final AttributeKey<String> SERVER_NAME = AttributeKey.valueOf(TlsHandshakeRouter.class, "serverName");
     /** Pipeline names of what replaces the router. */
-    public static final String SSL_HANDLER = "tls", AFTER_TLS = "after-tls";
+    public static final String SSL_HANDLER = "tls", AFTER_TLS = "after-tls", RELAY = "passthrough-relay";
 
     private static final System.Logger LOG = System.getLogger(TlsHandshakeRouter.class.getName());
     private static final byte ALERT = 21, FATAL = 2;
 
     private final CertificateChooser chooser;
+    private final Passthrough passthrough;
     private final Supplier<? extends ChannelHandler> afterTls;
     private final long helloTimeoutMillis;
     private final long handshakeTimeoutMillis;
@@ -57,7 +59,17 @@ public final class TlsHandshakeRouter extends SslClientHelloHandler<Decision> {
     public TlsHandshakeRouter(CertificateSource source, ChallengeAnswers answers, TlsContexts contexts,
                               Supplier<? extends ChannelHandler> afterTls, Duration helloTimeout,
                               Duration handshakeTimeout) {
+        this(source, answers, contexts, afterTls, helloTimeout, handshakeTimeout, Passthrough.NONE);
+    }
+
+    /**
+     * As the other constructor, with the passthrough sites: a ClientHello naming one is relayed, not terminated.
+     */
+    public TlsHandshakeRouter(CertificateSource source, ChallengeAnswers answers, TlsContexts contexts,
+                              Supplier<? extends ChannelHandler> afterTls, Duration helloTimeout,
+                              Duration handshakeTimeout, Passthrough passthrough) {
         this.chooser = new CertificateChooser(source, answers, contexts);
+        this.passthrough = passthrough;
         this.afterTls = afterTls;
         this.helloTimeoutMillis = positiveMillis(helloTimeout, "helloTimeout");
         this.handshakeTimeoutMillis = positiveMillis(handshakeTimeout, "handshakeTimeout");
@@ -93,8 +105,11 @@ public final class TlsHandshakeRouter extends SslClientHelloHandler<Decision> {
             decision = Decision.refuse(null, -1, "not a TLS ClientHello");
         } else {
             ClientHello hello = ClientHello.parse(clientHello);
+            ChannelHandler relay = hello == null || hello.serverName() == null ? null
+                    : passthrough.relayFor(hello.serverName());
             decision = hello == null
                     ? Decision.refuse(null, Decision.DECODE_ERROR, "malformed ClientHello")
+                    : relay != null ? Decision.relay(hello.serverName(), relay)
                     : chooser.choose(hello, localAddress(ctx));
         }
         return ctx.executor().newSucceededFuture(decision);
@@ -104,7 +119,11 @@ public final class TlsHandshakeRouter extends SslClientHelloHandler<Decision> {
     protected void onLookupComplete(ChannelHandlerContext ctx, Future<Decision> future) {
         cancelHelloTimer();
         Decision decision = future.getNow();
-        if (decision.served()) {
+        if (decision.relay() != null) {
+            // Passthrough: the relay replaces this handler, which hands it the buffered ClientHello as it leaves.
+            ctx.channel().attr(SERVER_NAME).set(decision.serverName());
+            ctx.pipeline().replace(this, RELAY, decision.relay());
+        } else if (decision.served()) {
             route(ctx, decision);
         } else {
             refuse(ctx, decision.alert(), decision.reason() + (decision.serverName() == null ? "" : " for "

@@ -22,6 +22,7 @@ public final class TlsInitializer extends ChannelInitializer<Channel> {
     private final Supplier<? extends ChannelHandler> afterTls;
     private final Duration helloTimeout;
     private final Duration handshakeTimeout;
+    private final Passthrough passthrough;
 
     /** With 10-second limits on the ClientHello and on the handshake. */
     public TlsInitializer(CertificateSource source, ChallengeAnswers answers, TlsContexts contexts,
@@ -29,16 +30,30 @@ public final class TlsInitializer extends ChannelInitializer<Channel> {
         this(source, answers, contexts, afterTls, DEFAULT_TIMEOUT, DEFAULT_TIMEOUT);
     }
 
+    /** With 10-second limits, relaying the connections of {@code passthrough}'s sites unopened. */
+    public TlsInitializer(CertificateSource source, ChallengeAnswers answers, TlsContexts contexts,
+                          Supplier<? extends ChannelHandler> afterTls, Passthrough passthrough) {
+        this(source, answers, contexts, afterTls, DEFAULT_TIMEOUT, DEFAULT_TIMEOUT, passthrough);
+    }
+
     /** See {@link TlsHandshakeRouter#TlsHandshakeRouter} for the parameters. */
     public TlsInitializer(CertificateSource source, ChallengeAnswers answers, TlsContexts contexts,
                           Supplier<? extends ChannelHandler> afterTls, Duration helloTimeout,
                           Duration handshakeTimeout) {
+        this(source, answers, contexts, afterTls, helloTimeout, handshakeTimeout, Passthrough.NONE);
+    }
+
+    /** See {@link TlsHandshakeRouter#TlsHandshakeRouter} for the parameters. */
+    public TlsInitializer(CertificateSource source, ChallengeAnswers answers, TlsContexts contexts,
+                          Supplier<? extends ChannelHandler> afterTls, Duration helloTimeout,
+                          Duration handshakeTimeout, Passthrough passthrough) {
         this.source = source;
         this.answers = answers;
         this.contexts = contexts;
         this.afterTls = afterTls;
         this.helloTimeout = helloTimeout;
         this.handshakeTimeout = handshakeTimeout;
+        this.passthrough = passthrough;
         // Fail at construction, not on the first connection.
         new TlsHandshakeRouter(source, answers, contexts, afterTls, helloTimeout, handshakeTimeout);
     }
@@ -46,6 +61,7 @@ public final class TlsInitializer extends ChannelInitializer<Channel> {
     @Override
     protected void initChannel(Channel ch) {
         ch.pipeline().addLast("tls-router",
-                new TlsHandshakeRouter(source, answers, contexts, afterTls, helloTimeout, handshakeTimeout));
+                new TlsHandshakeRouter(source, answers, contexts, afterTls, helloTimeout, handshakeTimeout,
+                        passthrough));
     }
 }
