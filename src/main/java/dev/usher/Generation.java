@@ -7,6 +7,8 @@ import dev.usher.observe.AccessLog;
 import dev.usher.route.RouteTable;
 import dev.usher.server.HttpListener;
 import dev.usher.server.QuicListener;
+import dev.usher.rules.Networks;
+import dev.usher.stream.StreamTable;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -28,16 +30,26 @@ import java.util.List;
  * @param quic         the HTTP/3 listener (UDP), or null when HTTP/3 is off or cannot be served here
  * @param admin        the admin endpoint, or null when it is off
  * @param accessLog    the access log in service, or null
+ * @param streams      the compiled streams and passthrough sites; {@link StreamTable#EMPTY} when there are none
+ * @param streamSockets the streams' bound sockets, one per stream
+ * @param proxyHeaders the load balancers whose connections start with a PROXY header ({@code listen.proxy_protocol})
  */
 record Generation(UsherConfig config, RouteTable plain, RouteTable secure, CertManager certificates,
                   HttpListener http, HttpListener https, QuicListener quic, AdminListener admin,
-                  AccessLog accessLog) {
+                  AccessLog accessLog, StreamTable streams, List<StreamSocket> streamSockets,
+                  Networks proxyHeaders) {
     /** What is in service before the first config: nothing. */
-    static final Generation NONE = new Generation(null, null, null, null, null, null, null, null, null);
+    static final Generation NONE = new Generation(null, null, null, null, null, null, null, null, null,
+            StreamTable.EMPTY, List.of(), Networks.of(List.of()));
+
+    Generation {
+        streamSockets = List.copyOf(streamSockets);
+    }
 
     /** A generation that holds nothing but {@code accessLog}: {@code closeAllBut} it closes everything else. */
     static Generation holding(AccessLog accessLog) {
-        return new Generation(null, null, null, null, null, null, null, null, accessLog);
+        return new Generation(null, null, null, null, null, null, null, null, accessLog, StreamTable.EMPTY,
+                List.of(), Networks.of(List.of()));
     }
 
     /** The route tables, the HTTPS one first (its routes have the backends of HTTPS sites). */
@@ -52,12 +64,17 @@ record Generation(UsherConfig config, RouteTable plain, RouteTable secure, CertM
         return tables;
     }
 
-    /** The listeners over TCP (not HTTP/3, whose UDP socket carries its connections). */
+    /** The listeners over TCP, streams' included (not HTTP/3 nor UDP streams, whose sockets carry their peers). */
     List<AutoCloseable> tcpListeners() {
         List<AutoCloseable> listeners = new ArrayList<>(3);
         for (AutoCloseable listener : new AutoCloseable[] {admin, http, https}) {
             if (listener != null) {
                 listeners.add(listener);
+            }
+        }
+        for (StreamSocket socket : streamSockets) {
+            if (socket.tcp() != null) {
+                listeners.add(socket.tcp());
             }
         }
         return listeners;
@@ -80,6 +97,11 @@ record Generation(UsherConfig config, RouteTable plain, RouteTable secure, CertM
         if (admin != null && !previous.holds(admin)) {
             admin.startAccepting();
         }
+        for (StreamSocket socket : streamSockets) {
+            if (!previous.streamSockets.contains(socket)) {
+                socket.startAccepting();
+            }
+        }
     }
 
     /**
@@ -93,6 +115,14 @@ record Generation(UsherConfig config, RouteTable plain, RouteTable secure, CertM
             if (listener != null && !kept.holds(listener)) {
                 closeQuietly(listener);
             }
+        }
+        for (StreamSocket socket : streamSockets) {
+            if (!kept.streamSockets.contains(socket)) {
+                closeQuietly(socket);
+            }
+        }
+        if (streams != kept.streams) {
+            streams.close();
         }
         // Tables are made anew for every config; only their backend groups are shared (reference-counted).
         for (RouteTable table : tables()) {

@@ -5,6 +5,7 @@ import dev.usher.cert.CertManager;
 import dev.usher.cert.CertStore;
 import dev.usher.config.InsecureBackends;
 import dev.usher.config.ListenAddress;
+import dev.usher.config.StreamSetting;
 import dev.usher.config.UsherConfig;
 import dev.usher.observe.AccessLog;
 import dev.usher.protocol.Http1Initializer;
@@ -18,6 +19,12 @@ import dev.usher.route.RouteTableHolder;
 import dev.usher.server.HttpListener;
 import dev.usher.server.ListenException;
 import dev.usher.server.QuicListener;
+import dev.usher.rules.Networks;
+import dev.usher.stream.PassthroughRoutes;
+import dev.usher.stream.ProxyHeaderGate;
+import dev.usher.stream.StreamTable;
+import dev.usher.stream.TcpStreamInitializer;
+import dev.usher.stream.UdpStreamListener;
 import dev.usher.tls.QuicContexts;
 import dev.usher.tls.TlsContexts;
 import dev.usher.tls.TlsInitializer;
@@ -26,6 +33,7 @@ import io.netty.channel.ChannelHandler;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -100,6 +108,9 @@ final class GenerationBuilder {
         private HttpListener https;
         private QuicListener quic;
         private AdminListener admin;
+        private StreamTable streams;
+        private final List<StreamSocket> streamSockets = new ArrayList<>();
+        private Networks proxyHeaders;
 
         Preparation(Generation previous, UsherConfig next, List<String> listeners) {
             this.previous = previous;
@@ -114,6 +125,7 @@ final class GenerationBuilder {
                 LOG.log(Level.WARNING, warning);
             }
             try {
+                proxyHeaders = Networks.of(next.listen().proxyProtocolFrom());
                 accessLog = accessLog();
                 certificates = certificates();
                 secure = httpsNext || previous.secure() != null
@@ -127,6 +139,8 @@ final class GenerationBuilder {
                         : RouteTable.compile(next, shared.pools(), shared.services(), previous.plain());
                 http = httpListener();
                 admin = adminListener();
+                streams = StreamTable.compile(next, shared.pools(), previous.streams());
+                streamSockets();
                 return generation();
             } catch (ListenException | RuntimeException e) {
                 generation().closeAllBut(previous);
@@ -139,7 +153,9 @@ final class GenerationBuilder {
         }
 
         private Generation generation() {
-            return new Generation(next, plain, secure, certificates, http, https, quic, admin, accessLog);
+            return new Generation(next, plain, secure, certificates, http, https, quic, admin, accessLog,
+                    streams == null ? StreamTable.EMPTY : streams, streamSockets,
+                    proxyHeaders == null ? Networks.of(List.of()) : proxyHeaders);
         }
 
         /** A new access log when its setting changed (or the first one), else the one in service. */
@@ -199,9 +215,10 @@ final class GenerationBuilder {
             preparing = "listen.https";
             ChannelHandler tls = new TlsInitializer(certificates, shared.answers(),
                     new TlsContexts(TlsContexts.HTTP_PROTOCOLS), () -> new HttpsProtocols(secureRoutes,
-                    shared.compression(), shared.observer(), shared.altSvc()));
+                    shared.compression(), shared.observer(), shared.altSvc()),
+                    new PassthroughRoutes(() -> current.get().streams(), shared.streamObserver()));
             HttpListener bound = HttpListener.bind(next.listen().https(), shared.transport(), shared.loops(),
-                    shared.connections().track(new HttpsInitializer(shared.limiter(), tls)));
+                    shared.connections().track(proxyHeaderGate(new HttpsInitializer(shared.limiter(), tls))));
             listeners.add("https " + Usher.hostPort(bound.address()));
             preparing = "";
             return bound;
@@ -237,11 +254,60 @@ final class GenerationBuilder {
             }
             preparing = "listen.http";
             HttpListener bound = HttpListener.bind(next.listen().http(), shared.transport(), shared.loops(),
-                    shared.connections().track(new Http1Initializer(plainRoutes, shared.limiter(),
-                            shared.compression(), shared.observer(), shared.httpConnections())));
+                    shared.connections().track(proxyHeaderGate(new Http1Initializer(plainRoutes, shared.limiter(),
+                            shared.compression(), shared.observer(), shared.httpConnections()))));
             listeners.add("http " + Usher.hostPort(bound.address()));
             preparing = "";
             return bound;
+        }
+
+        /**
+         * One socket per stream: the one in service when the stream's address and transport stay (a changed stream
+         * gets the new settings through the table, for new connections), else bound now, paused.
+         */
+        private void streamSockets() throws ListenException {
+            for (StreamSetting stream : next.streams()) {
+                StreamSocket kept = previous.streamSockets().stream().filter(s -> s.serves(stream)).findFirst()
+                        .orElse(null);
+                streamSockets.add(kept != null ? kept : bindStream(stream));
+            }
+            for (StreamSocket old : previous.streamSockets()) {
+                if (!streamSockets.contains(old)) {
+                    listeners.add("stream " + old.describe() + " closed");
+                }
+            }
+        }
+
+        private StreamSocket bindStream(StreamSetting stream) throws ListenException {
+            preparing = "streams." + stream.name();
+            Supplier<StreamTable> tables = () -> current.get().streams();
+            StreamSocket bound;
+            if (stream.protocol() == StreamSetting.Protocol.TCP) {
+                TcpStreamInitializer initializer = new TcpStreamInitializer(stream.listen(), tables,
+                        shared.streamObserver());
+                HttpListener listener = HttpListener.bind(stream.listen(), shared.transport(), shared.loops(),
+                        shared.connections().track(proxyHeaderGate(initializer)));
+                bound = new StreamSocket(stream.listen(), stream.protocol(), listener, initializer, null);
+            } else {
+                try {
+                    bound = new StreamSocket(stream.listen(), stream.protocol(), null, null, UdpStreamListener.bind(
+                            stream.listen(), shared.transport(), shared.loops(), tables, shared.streamObserver()));
+                } catch (java.io.UncheckedIOException e) {
+                    throw new ListenException("cannot listen on " + stream.listen() + "/udp: "
+                            + e.getCause().getMessage(), e);
+                }
+            }
+            listeners.add("stream " + bound.describe());
+            preparing = "";
+            return bound;
+        }
+
+        /**
+         * {@code next} behind the PROXY header reader for connections from {@code listen.proxy_protocol}'s load
+         * balancers, as the generation in service lists them (a reload that keeps the listener changes the list).
+         */
+        private ChannelHandler proxyHeaderGate(ChannelHandler next) {
+            return new ProxyHeaderGate(() -> current.get().proxyHeaders(), next);
         }
 
         private AdminListener adminListener() throws ListenException {

@@ -8,6 +8,8 @@ import dev.usher.observe.AccessLogSwitch;
 import dev.usher.observe.Metrics;
 import dev.usher.observe.OpenConnections;
 import dev.usher.observe.RequestObserver;
+import dev.usher.observe.StreamMetrics;
+import dev.usher.observe.StreamObserver;
 import dev.usher.protocol.AltSvc;
 import dev.usher.protocol.CompressBudget;
 import dev.usher.protocol.ConnectionLimiter;
@@ -33,6 +35,7 @@ import java.util.function.Supplier;
  * @param answers         ACME challenge answers, published for the listeners
  * @param limiter         the client connection limit ({@code limits.connections}; a reload changes its maximum)
  * @param observer        every request ends here: metrics and the access log (a no-op when neither is in use)
+ * @param streamObserver  every relayed connection and UDP session ends here: stream metrics and the access log
  * @param accessLogs      where logged requests go; null when nothing observed requests at start, and then a reload
  *                        cannot turn the access log on
  * @param metrics         what the admin endpoint serves at {@code /metrics}; null when it was off at start
@@ -44,7 +47,8 @@ import java.util.function.Supplier;
  */
 record Shared(EventLoopGroup loops, Transport transport, UpstreamPools pools, RuleServices services,
               ChallengeAnswers answers, ConnectionLimiter limiter, CompressBudget compression,
-              RequestObserver observer, AccessLogSwitch accessLogs, Metrics metrics, Connections connections,
+              RequestObserver observer, StreamObserver streamObserver, AccessLogSwitch accessLogs, Metrics metrics,
+              Connections connections,
               OpenConnections httpConnections, OpenConnections quicConnections, AltSvc altSvc,
               Supplier<QuicNative> quicNative, Retry retry, Duration filePoll) {
     private static final System.Logger LOG = System.getLogger(Usher.class.getName());
@@ -59,9 +63,14 @@ record Shared(EventLoopGroup loops, Transport transport, UpstreamPools pools, Ru
         Transport transport = Transport.best();
         Metrics metrics = first.admin() == null ? null : new Metrics();
         AccessLogSwitch accessLogs = metrics != null || first.anyAccessLog() ? new AccessLogSwitch(null) : null;
+        StreamMetrics streamMetrics = metrics == null ? null : new StreamMetrics();
+        if (streamMetrics != null) {
+            metrics.with(streamMetrics);
+        }
         return new Shared(transport.newGroup(threads, "loop"), transport, new UpstreamPools(transport),
                 new RuleServices(), new ChallengeAnswers(), connectionLimiter(first.limits().connections()),
-                new CompressBudget(), RequestObserver.both(metrics, accessLogs), accessLogs, metrics,
+                new CompressBudget(), RequestObserver.both(metrics, accessLogs),
+                StreamObserver.both(streamMetrics, accessLogs), accessLogs, metrics,
                 new Connections(), new OpenConnections(), new OpenConnections(), new AltSvc(), quicNative, retry,
                 filePoll);
     }

@@ -255,6 +255,7 @@ public final class Usher implements AutoCloseable {
             certificates.apply(next.config());
         }
         next.tables().forEach(table -> table.startHealthChecks(shared.loops(), shared.transport()));
+        next.streams().startHealthChecks(shared.loops(), shared.transport());
         current = next;
         next.startAccepting(previous);
         if (next.quic() != null) {
@@ -272,6 +273,7 @@ public final class Usher implements AutoCloseable {
         previous.closeAllBut(next);
         Set<UpstreamAddress> inUse = new HashSet<>();
         next.config().sites().forEach(site -> inUse.addAll(site.upstreams()));
+        next.config().streams().forEach(stream -> stream.targets().forEach(t -> inUse.addAll(t.upstreams())));
         int closed = shared.pools().retainOnly(inUse);
         if (closed > 0) {
             LOG.log(Level.DEBUG, "reload: closed the connection pools of {0} removed backend(s)", closed);

@@ -1,6 +1,7 @@
 package dev.usher.reload;
 
 import dev.usher.config.Site;
+import dev.usher.config.StreamSetting;
 import dev.usher.config.UsherConfig;
 
 import java.util.ArrayList;
@@ -52,6 +53,8 @@ public record Changes(List<String> sitesAdded, List<String> sitesRemoved, List<S
         differs(settings, "trusted_proxies", old.trustedProxies(), next.trustedProxies());
         differs(settings, "acme", old.acme(), next.acme());
         differs(settings, "docker", old.docker(), next.docker());
+        differs(settings, "streams", old.streams().stream().map(StreamSetting::withoutPosition).toList(),
+                next.streams().stream().map(StreamSetting::withoutPosition).toList());
         return new Changes(added, removed, changed, settings, List.of());
     }
 

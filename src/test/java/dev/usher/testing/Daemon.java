@@ -1,0 +1,133 @@
+package dev.usher.testing;
+
+import java.io.IOException;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real peer program run in the background for a test (socat, ncat, openssl s_server, haproxy), its output in a
+ * file, stopped by its PID (and its children's) when closed. Register it with {@link Servers#track}.
+ */
+public final class Daemon implements AutoCloseable {
+    private final Process process;
+    private final Path log;
+    private final String name;
+
+    private Daemon(Process process, Path log, String name) {
+        this.process = process;
+        this.log = log;
+        this.name = name;
+    }
+
+    /** Starts {@code command} (its program must be installed: see {@code .ci/run}). */
+    public static Daemon start(List<String> command) {
+        try {
+            Path log = Files.createTempFile("usher-peer-", ".log");
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
+                    .start();
+            process.getOutputStream().close();
+            return new Daemon(process, log, String.join(" ", command));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run " + command + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Waits until something accepts TCP connections on 127.0.0.1:{@code port} (up to 10 s). */
+    public Daemon awaitTcp(int port) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new AssertionError(name + " exited: " + output());
+            }
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+                return this;
+            } catch (IOException e) {
+                sleep(Duration.ofMillis(50));
+            }
+        }
+        throw new AssertionError(name + " does not listen on " + port + ": " + output());
+    }
+
+    /** Waits until the output contains {@code text} (up to 10 s). */
+    public Daemon awaitOutput(String text) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            if (output().contains(text)) {
+                return this;
+            }
+            if (!process.isAlive()) {
+                throw new AssertionError(name + " exited: " + output());
+            }
+            sleep(Duration.ofMillis(50));
+        }
+        throw new AssertionError(name + " never printed \"" + text + "\": " + output());
+    }
+
+    /** Waits a moment for a UDP peer to have bound (nothing to connect to). */
+    public Daemon awaitAlive(Duration settle) {
+        sleep(settle);
+        if (!process.isAlive()) {
+            throw new AssertionError(name + " exited: " + output());
+        }
+        return this;
+    }
+
+    /** What it printed so far. */
+    public String output() {
+        try {
+            return Files.readString(log, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")";
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        process.descendants().forEach(ProcessHandle::destroy);
+        process.destroy();
+        try {
+            if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
+                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Files.deleteIfExists(log);
+    }
+
+    /** A TCP port free on 127.0.0.1 now (the system's pick; another process could take it, rarely). */
+    public static int freeTcpPort() {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A UDP port free on 127.0.0.1 now. */
+    public static int freeUdpPort() {
+        try (DatagramSocket s = new DatagramSocket(0, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
