@@ -164,7 +164,6 @@ final class TcpRelay extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (clientDone) { LOG.log(Level.WARNING, "DEBUG read after client FIN"); }
         if (!(msg instanceof ByteBuf buf)) {
             ReferenceCountUtil.release(msg);
             return;
@@ -221,7 +220,7 @@ final class TcpRelay extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        LOG.log(Level.WARNING, "DEBUG client " + clientIp, cause);
+        LOG.log(Level.DEBUG, "{0}: client {1}: {2}", plan.label(), clientIp, String.valueOf(cause));
         end(StreamEnding.ERROR);
     }
 
@@ -229,7 +228,6 @@ final class TcpRelay extends ChannelInboundHandlerAdapter {
 
     /** Bytes from the backend, for the client. */
     void fromBackend(ByteBuf buf) {
-        if (backendDone) { LOG.log(Level.WARNING, "DEBUG read after backend FIN " + buf.readableBytes()); }
         lastActivityNanos = System.nanoTime();
         bytesOut += buf.readableBytes();
         client.write(buf, client.voidPromise());
