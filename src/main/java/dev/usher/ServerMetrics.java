@@ -79,8 +79,8 @@ final class ServerMetrics implements MetricsSource {
         out.family("usher_upstream_connect_errors_total", "counter", "Failed connection attempts to each backend.");
         stats.forEach((address, s) -> out.sample("usher_upstream_connect_errors_total", s.connectErrors(),
                 "backend", address.authority()));
-        out.family("usher_upstream_up", "gauge", "1 when a site's backend may take requests (health checks and "
-                + "passive health), 0 when it is down.");
+        out.family("usher_upstream_up", "gauge", "1 when a site's or relay's backend may take requests (health "
+                + "checks and passive health), 0 when it is down.");
         Map<String, UpstreamGroup> groups = new TreeMap<>();
         for (RouteTable table : new RouteTable[] {generation.plain(), generation.secure()}) {
             for (Route route : table == null ? List.<Route>of() : table.routes()) {
@@ -92,6 +92,12 @@ final class ServerMetrics implements MetricsSource {
         groups.forEach((site, group) -> {
             for (BackendStatus b : group.status()) {
                 out.sample("usher_upstream_up", b.up() ? 1 : 0, "site", site, "backend", b.address().authority());
+            }
+        });
+        // Relays: a stream's backends (per server name when it routes by SNI) and passthrough sites'.
+        new TreeMap<>(generation.streams().groups()).forEach((relay, group) -> {
+            for (BackendStatus b : group.status()) {
+                out.sample("usher_upstream_up", b.up() ? 1 : 0, "relay", relay, "backend", b.address().authority());
             }
         });
         if (certificates != null) {

@@ -3,6 +3,8 @@ package dev.usher.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.usher.testing.Daemon;
+import dev.usher.testing.RawHttp;
+import dev.usher.testing.RunningUsher;
 import dev.usher.testing.Servers;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.internal.PlatformDependent;
@@ -239,6 +241,50 @@ class StreamsTcpTest {
         } catch (SocketTimeoutException e) {
             throw new AssertionError("the idle connection was not closed", e);
         }
+    }
+
+    @Test
+    void healthChecksTakeADeadBackendOutAndBackInAndMetricsCountTheStream() throws Exception {
+        int late = Daemon.freeTcpPort();
+        int port = Daemon.freeTcpPort();
+        RunningUsher usher = servers.usher("admin: 127.0.0.1:0\nstreams:\n  \"127.0.0.1:" + port + "\": {to: [127.0.0.1:"
+                + socatEcho + ", 127.0.0.1:" + late + "], health: {interval: 1s, timeout: 500ms}}\n");
+        String up = "usher_upstream_up{relay=\"stream 127.0.0.1:" + port + "\",backend=\"127.0.0.1:";
+        awaitMetric(usher, up + late + "\"} 0");
+        assertThat(scrape(usher)).contains(up + socatEcho + "\"} 1");
+        try (Socket s = connect(port)) {
+            s.getOutputStream().write("ping".getBytes(StandardCharsets.US_ASCII));
+            assertThat(s.getInputStream().readNBytes(4)).isEqualTo("ping".getBytes(StandardCharsets.US_ASCII));
+        }
+        String stream = "stream=\"127.0.0.1:" + port + "\"";
+        awaitMetric(usher, "usher_stream_connections_total{" + stream + ",kind=\"tcp\",ending=\"client_closed\"} 1");
+        assertThat(scrape(usher)).contains("usher_stream_bytes_total{" + stream + ",direction=\"in\"} 4",
+                "usher_stream_bytes_total{" + stream + ",direction=\"out\"} 4", "usher_stream_open{" + stream + "} 0");
+        // The backend comes up: the next checks put it back.
+        servers.track(Daemon.start(List.of("socat", "TCP4-LISTEN:" + late + ",bind=127.0.0.1,reuseaddr,fork", "PIPE")))
+                .awaitTcp(late);
+        awaitMetric(usher, up + late + "\"} 1");
+    }
+
+    static String scrape(RunningUsher usher) throws IOException {
+        try (RawHttp raw = new RawHttp(usher.usher.adminAddress().getPort())) {
+            RawHttp.Response r = raw.send("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").read();
+            assertThat(r.status()).isEqualTo(200);
+            return r.body();
+        }
+    }
+
+    static void awaitMetric(RunningUsher usher, String sample) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        String text = "";
+        while (System.nanoTime() < deadline) {
+            text = scrape(usher);
+            if (text.contains(sample)) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("no " + sample + " in\n" + text);
     }
 
     static Socket connect(int port) throws IOException {
