@@ -96,6 +96,18 @@ class CliTest {
     }
 
     @Test
+    void checkValidatesStreamsWithPositions() throws Exception {
+        Path file = dir.resolve("streams.yaml");
+        Files.writeString(file, "listen: {http: \":80\", https: \":443\"}\nsites:\n  app.example.com: app:80\n"
+                + "streams:\n  \":2222\": gitea:22\n  \":80\": other:80\n  \":27015/udp\": {to: game:27015, idel: 1m}\n");
+        assertThat(run("check", "--config", file.toString())).isEqualTo(1);
+        String errors = err.toString(StandardCharsets.UTF_8);
+        assertThat(errors).contains(file + ":6:3:").contains("already Usher's listen.http");
+        assertThat(errors).contains(file + ":7:34:").contains("unknown key \"idel\"");
+        assertThat(errors).contains("2 error(s)");
+    }
+
+    @Test
     void trustPrintsTheLocalRootAndHowToTrustIt() throws Exception {
         Path file = dir.resolve("usher.yaml");
         Files.writeString(file, "data: state\nsites:\n  app.localhost: 127.0.0.1:3000\n");
