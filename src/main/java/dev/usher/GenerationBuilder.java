@@ -324,7 +324,8 @@ final class GenerationBuilder {
             preparing = "admin";
             AdminListener bound = AdminListener.bind(address, shared.transport(), shared.loops(),
                     () -> current.get().certificates(), reloader, shared.metrics(),
-                    () -> current.get().config().adminSecret(), () -> current.get().tables());
+                    () -> current.get().config().adminSecret(), () -> current.get().tables(),
+                    () -> current.get().streams().groups());
             listeners.add("admin " + Usher.hostPort(bound.address()));
             preparing = "";
             return bound;

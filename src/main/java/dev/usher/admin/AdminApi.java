@@ -12,6 +12,7 @@ import dev.usher.reload.ReloadResult;
 import dev.usher.reload.Reloader;
 import dev.usher.route.Route;
 import dev.usher.route.RouteTable;
+import dev.usher.upstream.UpstreamGroup;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 
@@ -44,7 +45,7 @@ import static io.netty.handler.codec.http.HttpResponseStatus.UNPROCESSABLE_ENTIT
 /**
  * The {@code /api/} endpoints of the web UI (see docs/admin-api.md): session and login, the site list with status,
  * one site's form and YAML, add/change/rename/delete through {@link ConfigFile} and {@link ConfigEditor},
- * certificates, reload, the raw config, backup and restore. Runs off the event loop (file IO, bcrypt, archives);
+ * certificates, streams (read-only), reload, the raw config, backup and restore. Runs off the event loop (file IO, bcrypt, archives);
  * each call returns the whole {@link Answer}.
  */
 final class AdminApi {
@@ -59,17 +60,23 @@ final class AdminApi {
     private final Supplier<CertManager> certificates;
     private final Supplier<Reloader> reloader;
     private final Supplier<List<RouteTable>> tables;
+    private final Supplier<Map<String, UpstreamGroup>> relays;
     private final RecentRequests recent;
 
-    /** {@code tables}: the running route tables, HTTPS first (its routes carry the backends of HTTPS sites). */
+    /**
+     * {@code tables}: the running route tables, HTTPS first (its routes carry the backends of HTTPS sites);
+     * {@code relays}: the running streams' and passthrough sites' backend groups.
+     */
     AdminApi(Sessions sessions, AdminSecret secret, ConfigFile config, Supplier<CertManager> certificates,
-             Supplier<Reloader> reloader, Supplier<List<RouteTable>> tables, RecentRequests recent) {
+             Supplier<Reloader> reloader, Supplier<List<RouteTable>> tables,
+             Supplier<Map<String, UpstreamGroup>> relays, RecentRequests recent) {
         this.sessions = sessions;
         this.secret = secret;
         this.config = config;
         this.certificates = certificates;
         this.reloader = reloader;
         this.tables = tables;
+        this.relays = relays;
         this.recent = recent;
     }
 
@@ -113,6 +120,9 @@ final class AdminApi {
                 return only(m, HttpMethod.POST) ? logout(r) : notAllowed("POST");
             case "/api/certificates":
                 return only(m, HttpMethod.GET) ? Answer.json(OK, certificates()) : notAllowed("GET");
+            case "/api/streams":
+                return only(m, HttpMethod.GET) ? Answer.json(OK, StreamsJson.of(tables.get().get(0).config(),
+                        relays.get())) : notAllowed("GET");
             case "/api/reload":
                 return only(m, HttpMethod.POST) ? reload() : notAllowed("POST");
             default:

@@ -14,9 +14,11 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.ReadTimeoutHandler;
 
 import dev.usher.route.RouteTable;
+import dev.usher.upstream.UpstreamGroup;
 
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -46,24 +48,27 @@ public final class AdminListener implements AutoCloseable {
      * @param secretHash   the bcrypt hash of the secret every request must carry, or null for none (asked per
      *                     request: a reload may change it)
      * @param tables       the running route tables, HTTPS first (site status for the web UI)
+     * @param relays       the running streams' and passthrough sites' backend groups (stream status)
      */
     public static AdminListener bind(ListenAddress address, Transport transport, EventLoopGroup loops,
                                      Supplier<CertManager> certificates, Supplier<Reloader> reloader,
                                      Metrics metrics, Supplier<String> secretHash,
-                                     Supplier<List<RouteTable>> tables) throws ListenException {
-        return bind(address, transport, loops, certificates, reloader, metrics, secretHash, tables, UI);
+                                     Supplier<List<RouteTable>> tables, Supplier<Map<String, UpstreamGroup>> relays)
+            throws ListenException {
+        return bind(address, transport, loops, certificates, reloader, metrics, secretHash, tables, relays, UI);
     }
 
     /** As the other {@code bind}, with the web UI's files from the class-path folder {@code uiRoot}. */
     static AdminListener bind(ListenAddress address, Transport transport, EventLoopGroup loops,
                               Supplier<CertManager> certificates, Supplier<Reloader> reloader, Metrics metrics,
-                              Supplier<String> secretHash, Supplier<List<RouteTable>> tables, String uiRoot)
+                              Supplier<String> secretHash, Supplier<List<RouteTable>> tables,
+                              Supplier<Map<String, UpstreamGroup>> relays, String uiRoot)
             throws ListenException {
         AdminSecret secret = new AdminSecret(secretHash, task -> Thread.ofVirtual().name("admin-secret").start(task));
         Sessions sessions = new Sessions(secretHash);
         RecentRequests recent = new RecentRequests(metrics);
         ConfigFile file = new ConfigFile(reloader, () -> tables.get().get(0).config().dataDir());
-        AdminApi api = new AdminApi(sessions, secret, file, certificates, reloader, tables, recent);
+        AdminApi api = new AdminApi(sessions, secret, file, certificates, reloader, tables, relays, recent);
         StaticFiles ui = new StaticFiles(uiRoot);
         HttpListener listener = HttpListener.bind(address, transport, loops, new ChannelInitializer<Channel>() {
             @Override

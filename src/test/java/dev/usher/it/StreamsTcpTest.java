@@ -252,6 +252,15 @@ class StreamsTcpTest {
         String up = "usher_upstream_up{relay=\"stream 127.0.0.1:" + port + "\",backend=\"127.0.0.1:";
         awaitMetric(usher, up + late + "\"} 0");
         assertThat(scrape(usher)).contains(up + socatEcho + "\"} 1");
+        // The admin API (the UI's Streams page) lists the stream with the same verdicts.
+        try (RawHttp raw = new RawHttp(usher.usher.adminAddress().getPort())) {
+            RawHttp.Response r = raw.send("GET /api/streams HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").read();
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.body().strip()).isEqualTo("{\"streams\":[{\"name\":\"127.0.0.1:" + port + "\",\"protocol\":\"tcp\","
+                    + "\"max_connections\":10000,\"idle_timeout_seconds\":600,\"routes\":[{\"sni\":null,"
+                    + "\"proxy_protocol\":\"off\",\"backends\":[{\"address\":\"127.0.0.1:" + socatEcho + "\",\"up\":true},"
+                    + "{\"address\":\"127.0.0.1:" + late + "\",\"up\":false}]}]}],\"passthrough\":[]}");
+        }
         try (Socket s = connect(port)) {
             s.getOutputStream().write("ping".getBytes(StandardCharsets.US_ASCII));
             assertThat(s.getInputStream().readNBytes(4)).isEqualTo("ping".getBytes(StandardCharsets.US_ASCII));

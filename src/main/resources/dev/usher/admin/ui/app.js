@@ -4,6 +4,7 @@ import { h } from './dom.js';
 import { sitesView } from './sites.js';
 import { siteFormView } from './site-form.js';
 import { certificatesView } from './certificates.js';
+import { streamsView } from './streams.js';
 import { backupView, configView } from './backup.js';
 
 const api = new Api();
@@ -50,6 +51,7 @@ const routes = [
   [/^#\/new$/, 'sites', () => siteFormView(app, null)],
   [/^#\/site\/(.+)$/, 'sites', m => siteFormView(app, decodeURIComponent(m[1]))],
   [/^#\/certificates$/, 'certificates', () => certificatesView(app)],
+  [/^#\/streams$/, 'streams', () => streamsView(app)],
   [/^#\/backup$/, 'backup', () => backupView(app)],
   [/^#\/config$/, 'config', () => configView(app)],
 ];
