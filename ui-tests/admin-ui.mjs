@@ -2,7 +2,8 @@
 // Run by AdminUiBrowserTest (JUnit), which starts a real Usher, then checks the config file and routing itself:
 //   node ui-tests/admin-ui.mjs SCENARIO
 // Environment: USHER_ADMIN_URL (http://127.0.0.1:PORT), USHER_CONFIG_FILE, USHER_SCREENSHOTS (a folder), and per
-// scenario SITE_NAME, SITE_UPSTREAM(_2), EXPECT_ERROR, ADMIN_PASSWORD, RENEW_NAME, BACKUP_FILE. Exit code 0 = the scenario passed; on failure
+// scenario SITE_NAME, SITE_UPSTREAM(_2), EXPECT_ERROR, ADMIN_PASSWORD, RENEW_NAME, BACKUP_FILE, STREAM_NAME,
+// STREAM_UPSTREAM, PASSTHROUGH_NAME. Exit code 0 = the scenario passed; on failure
 // the message, the page's console and a screenshot (failure-SCENARIO.png) tell what the page showed.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -229,6 +230,20 @@ const scenarios = {
     await banner.filter({ hasText: 'Your input is kept' }).waitFor();
     await page.getByRole('button', { name: 'Add site' }).click();
     await page.locator(`tr[data-site="${name}"]`).waitFor();
+  },
+
+  /** The read-only Streams page lists a stream with its backend's state and a passthrough site. */
+  async streams(page) {
+    const stream = env('STREAM_NAME');
+    await page.goto(`${base}/`);
+    await page.getByRole('link', { name: 'Streams' }).click();
+    await page.getByRole('heading', { name: 'Streams', level: 1 }).waitFor();
+    const card = page.locator(`[data-stream="${stream}"]`);
+    await card.waitFor();
+    await card.locator('.badge.up').waitFor();
+    check((await card.textContent()).includes(env('STREAM_UPSTREAM')), `the stream card does not show its backend: ${await card.textContent()}`);
+    await page.locator(`[data-passthrough="${env('PASSTHROUGH_NAME')}"]`).waitFor();
+    await shot(page, 'streams');
   },
 };
 

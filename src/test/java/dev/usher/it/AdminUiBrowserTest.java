@@ -201,6 +201,27 @@ class AdminUiBrowserTest {
         assertThat(get(usher, "late.localhost").body()).isEqualTo("late-backend");
     }
 
+    @Test
+    void listsTheStreamsWithTheirBackendsState() throws Exception {
+        int app = backend("stream-backend");
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        ReloadingUsher usher = ReloadingUsher.start(folder, """
+                listen: {http: "127.0.0.1:0", https: "127.0.0.1:0"}
+                admin: "127.0.0.1:0"
+                data: %s
+                sites:
+                  mail.localhost: {to: 127.0.0.1:%d, passthrough: true}
+                streams:
+                  "127.0.0.1:%d": {to: 127.0.0.1:%d, health: {interval: 1s}}
+                """.formatted(folder.resolve("data"), app, port, app));
+        running.add(usher);
+        runScenario("streams", usher, Map.of("STREAM_NAME", "127.0.0.1:" + port, "STREAM_UPSTREAM", "127.0.0.1:" + app,
+                "PASSTHROUGH_NAME", "mail.localhost"));
+    }
+
     /** Usher with the test config (comments, a local-CA site, a plain one); {@code admin} replaces the admin line. */
     private ReloadingUsher start(String... admin) throws Exception {
         int app = backend("app-backend");
