@@ -11,7 +11,11 @@ final class AccessLogLines {
 
     /** The first line of {@code log} for {@code uri}; fails after 10 s without one. */
     static String await(Path log, String uri) throws Exception {
-        String needle = "\"uri\":\"" + uri + "\"";
+        return awaitContaining(log, "\"uri\":\"" + uri + "\"");
+    }
+
+    /** The first line of {@code log} that contains {@code needle}; fails after 10 s without one. */
+    static String awaitContaining(Path log, String needle) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (System.nanoTime() < deadline) {
             if (Files.exists(log)) {
@@ -23,7 +27,7 @@ final class AccessLogLines {
             }
             Thread.sleep(20);
         }
-        throw new AssertionError("no access log line for " + uri + " in " + log + ": "
+        throw new AssertionError("no access log line with " + needle + " in " + log + ": "
                 + (Files.exists(log) ? Files.readString(log) : "(no file)"));
     }
 }

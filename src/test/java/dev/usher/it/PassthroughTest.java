@@ -32,6 +32,7 @@ class PassthroughTest {
     static int dotBackend;
     static RunningUsher usher;
     static int dotPort;
+    static Daemon ppHaproxy;
 
     @BeforeAll
     static void start() throws Exception {
@@ -40,10 +41,21 @@ class PassthroughTest {
         certificate("files.test");
         mailBackend = sServer("mail.test");
         dotBackend = sServer("dot.test");
+        // pp.test: a backend behind HAProxy that requires a PROXY v2 header and logs the client it names.
+        certificate("pp.test");
+        int ppBackend = sServer("pp.test");
+        int ppPort = Daemon.freeTcpPort();
+        ppHaproxy = ProxyProtocolTest.haproxy(servers, dir, """
+                listen from_usher
+                    bind 127.0.0.1:%d accept-proxy
+                    log-format "learned %%ci"
+                    server pp 127.0.0.1:%d
+                """.formatted(ppPort, ppBackend), ppPort);
         Whoami whoami = servers.backend("terminated");
         dotPort = Daemon.freeTcpPort();
         usher = servers.usher("listen: {http: \"127.0.0.1:0\", https: \"127.0.0.1:0\"}\nsites:\n"
                 + "  mail.test: {to: 127.0.0.1:" + mailBackend + ", passthrough: true}\n"
+                + "  pp.test: {to: 127.0.0.1:" + ppPort + ", tls: passthrough, proxy_protocol: v2}\n"
                 + "  files.test: {to: " + Servers.address(whoami) + ", tls: {cert: " + dir.resolve("files.test.pem")
                 + ", key: " + dir.resolve("files.test.key") + "}}\n"
                 + "streams:\n  \"127.0.0.1:" + dotPort + "\": {sni: {dot.test: 127.0.0.1:" + dotBackend + "}}\n");
@@ -58,6 +70,17 @@ class PassthroughTest {
         Command curl = curl("mail.test", https, "mail.test");
         assertThat(curl.exitCode()).as(curl.output()).isZero();
         assertThat(curl.output()).contains("s_server");
+    }
+
+    @Test
+    void aPassthroughSiteSendsThePROXYHeaderItsBackendRequires() {
+        int https = usher.usher.httpsAddress().getPort();
+        Command curl = Command.run(20, List.of("curl", "-sS", "--max-time", "10", "--interface", "127.0.0.2",
+                "--cacert", dir.resolve("pp.test.pem").toString(), "--resolve", "pp.test:" + https + ":127.0.0.1",
+                "https://pp.test:" + https + "/"));
+        assertThat(curl.exitCode()).as(curl.output()).isZero();
+        assertThat(curl.output()).contains("s_server");
+        ppHaproxy.awaitOutput("learned 127.0.0.2");
     }
 
     @Test

@@ -45,8 +45,7 @@ class ProxyProtocolTest {
     @BeforeAll
     static void peers() {
         echo = Daemon.freeTcpPort();
-        servers.track(Daemon.start(List.of("socat", "TCP4-LISTEN:" + echo + ",bind=127.0.0.1,reuseaddr,fork", "PIPE")))
-                .awaitTcp(echo);
+        servers.track(Daemon.tcpEcho(echo));
     }
 
     @ParameterizedTest
@@ -129,6 +128,49 @@ class ProxyProtocolTest {
     }
 
     @Test
+    void haproxyInFrontOfAStreamGivesTheClientForTheLogAndDeny() throws Exception {
+        Path log = dir.resolve("stream-behind-lb.log");
+        int port = Daemon.freeTcpPort();
+        int closed = Daemon.freeTcpPort();
+        servers.usher("listen: {http: \"127.0.0.1:0\", https: off, proxy_protocol: [127.0.0.1/32]}\naccess_log: " + log
+                + "\nstreams:\n  \"127.0.0.1:" + port + "\": 127.0.0.1:" + echo + "\n  \"127.0.0.1:" + closed
+                + "\": {to: 127.0.0.1:" + echo + ", deny: [127.0.0.2]}\n");
+        int front = Daemon.freeTcpPort();
+        int frontClosed = Daemon.freeTcpPort();
+        haproxy("""
+                listen lb
+                    bind 127.0.0.1:%d
+                    server usher 127.0.0.1:%d send-proxy-v2
+                listen lb_closed
+                    bind 127.0.0.1:%d
+                    server usher 127.0.0.1:%d send-proxy-v2
+                """.formatted(front, port, frontClosed, closed), front);
+        try (Socket s = fromSecondLoopback(front)) {
+            s.getOutputStream().write("ping".getBytes(StandardCharsets.US_ASCII));
+            assertThat(s.getInputStream().readNBytes(4)).isEqualTo("ping".getBytes(StandardCharsets.US_ASCII));
+        }
+        // (HAProxy came from 127.0.0.1 for the start-up probe; the client's line names 127.0.0.2.)
+        String line = AccessLogLines.awaitContaining(log, "\"client\":\"127.0.0.2\",\"stream\":\"127.0.0.1:" + port
+                + "\"");
+        assertThat(line).contains("\"bytes_in\":4", "\"ending\":\"client_closed\"");
+        try (Socket s = fromSecondLoopback(frontClosed)) {
+            s.getOutputStream().write("ping".getBytes(StandardCharsets.US_ASCII));
+            assertThat(readAll(s.getInputStream())).isEmpty();
+        }
+        assertThat(AccessLogLines.awaitContaining(log, "\"client\":\"127.0.0.2\",\"stream\":\"127.0.0.1:" + closed
+                + "\"")).contains("\"ending\":\"denied\"");
+    }
+
+    /** A connection to 127.0.0.1:{@code port} from 127.0.0.2, with a 10 s read timeout. */
+    static Socket fromSecondLoopback(int port) throws IOException {
+        Socket s = new Socket();
+        s.bind(new InetSocketAddress("127.0.0.2", 0));
+        s.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
+        s.setSoTimeout(10_000);
+        return s;
+    }
+
+    @Test
     void aTrustedSourceMustSendTheHeaderAndOthersNeedNot() throws Exception {
         Whoami whoami = servers.backend("behind");
         RunningUsher usher = servers.usher("listen: {http: \"127.0.0.1:0\", https: off, proxy_protocol: [127.0.0.1/32]}\n"
@@ -150,7 +192,12 @@ class ProxyProtocolTest {
 
     /** HAProxy in the foreground with {@code sections} after a global/defaults part that logs to stdout. */
     static Daemon haproxy(String sections, int port) throws IOException {
-        Path config = Files.createTempFile(dir, "haproxy-", ".cfg");
+        return haproxy(servers, dir, sections, port);
+    }
+
+    /** As {@link #haproxy(String, int)}, its config in {@code folder}, closed by {@code scope}. */
+    static Daemon haproxy(Servers scope, Path folder, String sections, int port) throws IOException {
+        Path config = Files.createTempFile(folder, "haproxy-", ".cfg");
         Files.writeString(config, """
                 global
                     log stdout format raw local0
@@ -161,7 +208,7 @@ class ProxyProtocolTest {
                     timeout client 30s
                     timeout server 30s
                 """ + sections);
-        return servers.track(Daemon.start(List.of("haproxy", "-db", "-f", config.toString()))).awaitTcp(port);
+        return scope.track(Daemon.start(List.of("haproxy", "-db", "-f", config.toString()))).awaitTcp(port);
     }
 
     /** curl through the load balancer from 127.0.0.2: the response head and body. */

@@ -15,7 +15,6 @@ import java.net.ConnectException;
 import java.net.DatagramSocket;
 import java.net.Socket;
 import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -40,11 +39,9 @@ class StreamsReloadTest {
     @BeforeAll
     static void peers() {
         echo = Daemon.freeTcpPort();
-        servers.track(Daemon.start(List.of("socat", "TCP4-LISTEN:" + echo + ",bind=127.0.0.1,reuseaddr,fork", "PIPE")))
-                .awaitTcp(echo);
+        servers.track(Daemon.tcpEcho(echo));
         udpEcho = Daemon.freeUdpPort();
-        servers.track(Daemon.start(List.of("socat", "UDP4-RECVFROM:" + udpEcho + ",bind=127.0.0.1,fork", "PIPE")))
-                .awaitAlive(java.time.Duration.ofMillis(300));
+        servers.track(Daemon.udpEcho(udpEcho));
     }
 
     @Test

@@ -15,7 +15,6 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,7 +55,7 @@ class StreamsTcpTest {
     @BeforeAll
     static void peers() {
         socatEcho = Daemon.freeTcpPort();
-        servers.track(Daemon.start(List.of("socat", "TCP4-LISTEN:" + socatEcho + ",bind=127.0.0.1,reuseaddr,fork,backlog=2048", "PIPE"))).awaitTcp(socatEcho);
+        servers.track(Daemon.tcpEcho(socatEcho));
         catEcho = Daemon.freeTcpPort();
         servers.track(Daemon.start(List.of("socat", "-t", "30", "TCP4-LISTEN:" + catEcho
                 + ",bind=127.0.0.1,reuseaddr,fork", "EXEC:cat"))).awaitTcp(catEcho);
@@ -78,7 +77,7 @@ class StreamsTcpTest {
             s.getOutputStream().flush();
             assertThat(echo.get(20, TimeUnit.SECONDS)).isEqualTo(sent);
         }
-        String line = awaitLine(log, "\"stream\":\"127.0.0.1:" + port + "\"");
+        String line = AccessLogLines.awaitContaining(log, "\"stream\":\"127.0.0.1:" + port + "\"");
         assertThat(line).contains("\"kind\":\"tcp\"", "\"client\":\"127.0.0.1\"", "\"upstream\":\"127.0.0.1:"
                 + socatEcho + "\"", "\"bytes_in\":1048576", "\"bytes_out\":1048576", "\"ending\":\"client_closed\"");
     }
@@ -270,8 +269,7 @@ class StreamsTcpTest {
         assertThat(scrape(usher)).contains("usher_stream_bytes_total{" + stream + ",direction=\"in\"} 4",
                 "usher_stream_bytes_total{" + stream + ",direction=\"out\"} 4", "usher_stream_open{" + stream + "} 0");
         // The backend comes up: the next checks put it back.
-        servers.track(Daemon.start(List.of("socat", "TCP4-LISTEN:" + late + ",bind=127.0.0.1,reuseaddr,fork", "PIPE")))
-                .awaitTcp(late);
+        servers.track(Daemon.tcpEcho(late));
         awaitMetric(usher, up + late + "\"} 1");
     }
 
@@ -333,21 +331,5 @@ class StreamsTcpTest {
         PooledByteBufAllocator pooled = PooledByteBufAllocator.DEFAULT;
         long used = pooled.metric().usedDirectMemory() + pooled.metric().usedHeapMemory();
         return Math.max(used, PlatformDependent.usedDirectMemory());
-    }
-
-    static String awaitLine(Path log, String containing) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < deadline) {
-            if (Files.exists(log)) {
-                for (String line : Files.readAllLines(log)) {
-                    if (line.contains(containing)) {
-                        return line;
-                    }
-                }
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("no access log line with " + containing + " in " + (Files.exists(log)
-                ? Files.readString(log) : "(no file)"));
     }
 }

@@ -11,7 +11,6 @@ import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -40,8 +39,7 @@ class StreamsUdpTest {
     @BeforeAll
     static void peers() {
         echo = Daemon.freeUdpPort();
-        servers.track(Daemon.start(List.of("socat", "UDP4-RECVFROM:" + echo + ",bind=127.0.0.1,fork", "PIPE")))
-                .awaitAlive(Duration.ofMillis(300));
+        servers.track(Daemon.udpEcho(echo));
     }
 
     @Test
@@ -98,7 +96,7 @@ class StreamsUdpTest {
             send(c, port, "c");
             assertThat(receive(c)).isNull();
             // Once a's and b's sessions went idle, their lines are written and c gets a session.
-            String line = StreamsTcpTest.awaitLine(log, "\"kind\":\"udp\"");
+            String line = AccessLogLines.awaitContaining(log, "\"kind\":\"udp\"");
             assertThat(line).contains("\"stream\":\"127.0.0.1:" + port + "/udp\"", "\"ending\":\"idle_timeout\"",
                     "\"upstream\":\"127.0.0.1:" + echo + "\"", "\"bytes_in\":1", "\"bytes_out\":1");
             Thread.sleep(300);

@@ -40,6 +40,18 @@ public final class Daemon implements AutoCloseable {
         }
     }
 
+    /** A socat TCP echo server on 127.0.0.1:{@code port}: a process per connection writing back what it reads. */
+    public static Daemon tcpEcho(int port) {
+        return start(List.of("socat", "TCP4-LISTEN:" + port + ",bind=127.0.0.1,reuseaddr,fork,backlog=2048", "PIPE"))
+                .awaitTcp(port);
+    }
+
+    /** A socat UDP echo server on 127.0.0.1:{@code port}: each datagram answered to its sender. */
+    public static Daemon udpEcho(int port) {
+        return start(List.of("socat", "UDP4-RECVFROM:" + port + ",bind=127.0.0.1,fork", "PIPE"))
+                .awaitAlive(Duration.ofMillis(300));
+    }
+
     /** Waits until something accepts TCP connections on 127.0.0.1:{@code port} (up to 10 s). */
     public Daemon awaitTcp(int port) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
