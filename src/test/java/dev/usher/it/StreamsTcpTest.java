@@ -44,9 +44,8 @@ class StreamsTcpTest {
     /** socat: one process per connection, each echoing what it reads ({@code PIPE}); takes the 1,000 streams. */
     static int socatEcho;
     /**
-     * socat running {@code cat} per connection, with 30 s to drain after the client's FIN: writes back all it read
-     * however slowly the client takes it (socat's PIPE stalls once a slow reader's backlog fills its pipe, and ncat
-     * {@code -e /bin/cat} loses the tail: both were tried).
+     * socat running {@code cat} per connection: writes back all it read however slowly the client takes it (socat's
+     * PIPE stalls once a slow reader's backlog fills its pipe; ncat {@code -e /bin/cat} loses bytes: both were tried).
      */
     static int catEcho;
     /** socat running {@code wc -c}: answers only once the client's FIN reached it. */
@@ -143,7 +142,8 @@ class StreamsTcpTest {
                     for (long sent = 0; sent < total; sent += chunk.length) {
                         out.write(chunk);
                     }
-                    s.shutdownOutput();
+                    // No FIN: the reader counts the bytes. (Under load socat EXEC:cat, like ncat -e, sometimes
+                    // loses the tail after its child exits on EOF; half-close has its own test, with wc -c.)
                 } catch (IOException e) {
                     // the reader's assertion tells
                 }
@@ -155,14 +155,14 @@ class StreamsTcpTest {
             long mismatches = 0;
             long nextPause = 0;
             int pos = 0;
-            while (true) {
+            while (received < total) {
                 // Slow for the first 64 MiB: the echo backend, and behind it the writer, must be held back.
                 if (received < (64L << 20) && received >= nextPause) {
                     Thread.sleep(100);
                     nextPause += 4L << 20;
                     maxDirect.accumulateAndGet(nettyMemory(), Math::max);
                 }
-                int n = in.read(buf);
+                int n = in.read(buf, 0, (int) Math.min(buf.length, total - received));
                 if (n < 0) {
                     break;
                 }
