@@ -25,7 +25,8 @@ final class BackendText {
         String s = text.strip();
         String lower = s.toLowerCase(Locale.ROOT);
         if (lower.startsWith("https://")) {
-            return problem("the backend is spoken to over HTTPS, which Usher does not do yet");
+            return problem("the backend is spoken to over HTTPS, which usher import does not convert yet (Usher has to: https://... "
+                    + "with upstream_tls:; set it by hand)");
         }
         if (lower.startsWith("unix/") || lower.startsWith("unix:") || lower.startsWith("unix//")) {
             return problem("unix-socket backends are not supported");

@@ -143,8 +143,8 @@ final class CaddySite {
                             + "the top-level access_log: file");
                 }
             }
-            case "handle", "route", "handle_path" -> out.notConverted(at, what + " { ... }", "Usher routes by host "
-                    + "name only (no paths yet)");
+            case "handle", "route", "handle_path" -> out.notConverted(at, what + " { ... }", "usher import converts "
+                    + "routing by host name only (Usher has paths:; add it by hand)");
             default -> {
                 if (OTHER_HANDLERS.contains(d.name()) && otherHandler == null) {
                     otherHandler = d.name();
@@ -387,7 +387,7 @@ final class CaddySite {
                 }
             } else {
                 out.notConverted(at, "tls " + sub.name() + " " + String.join(" ", sub.args()), sub.name()
-                        .equals("dns") ? "Usher has no DNS-01 challenge yet" : "Usher's TLS settings are its own");
+                        .equals("dns") ? "usher import does not convert DNS providers (set acme.dns by hand)" : "Usher's TLS settings are its own");
             }
         }
     }

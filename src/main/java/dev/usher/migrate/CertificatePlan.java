@@ -87,7 +87,7 @@ final class CertificatePlan {
                         sites.add(new Planned(site, copy(copies, cert, site.name())));
                         findings.add(new Finding(Finding.Kind.CHANGED, site.origin(), "certificate for "
                                 + site.name(), "copied as files: Usher cannot renew "
-                                + (wildcard ? "a wildcard (no DNS-01 yet)" : "an ACME certificate for a local name")
+                                + (wildcard ? "a wildcard without acme.dns (DNS-01)" : "an ACME certificate for a local name")
                                 + "; replace the files before it expires on " + cert.key().notAfter()));
                     } else {
                         stored.add(new Stored(site.name(), cert.key()));

@@ -10,13 +10,15 @@ import java.util.List;
  * @param source       what was read, for the file's header ({@code NPM database /data/database.sqlite})
  * @param globals      top-level settings
  * @param sites        the sites in source order
+ * @param streams      the TCP and UDP ports relayed, in source order
  * @param certificates certificates found, unchecked
  * @param findings     what was not converted, or differs
  */
-public record Conversion(String source, Globals globals, List<SiteEntry> sites, List<FoundCertificate> certificates,
-                         List<Finding> findings) {
+public record Conversion(String source, Globals globals, List<SiteEntry> sites, List<StreamEntry> streams,
+                         List<FoundCertificate> certificates, List<Finding> findings) {
     public Conversion {
         sites = List.copyOf(sites);
+        streams = List.copyOf(streams);
         certificates = List.copyOf(certificates);
         findings = List.copyOf(findings);
     }
@@ -26,6 +28,7 @@ public record Conversion(String source, Globals globals, List<SiteEntry> sites, 
         private final String source;
         private Globals globals = Globals.NONE;
         private final List<SiteEntry> sites = new ArrayList<>();
+        private final List<StreamEntry> streams = new ArrayList<>();
         private final List<FoundCertificate> certificates = new ArrayList<>();
         private final List<Finding> findings = new ArrayList<>();
 
@@ -47,6 +50,11 @@ public record Conversion(String source, Globals globals, List<SiteEntry> sites, 
             return this;
         }
 
+        public Builder stream(StreamEntry stream) {
+            streams.add(stream);
+            return this;
+        }
+
         public Builder certificate(FoundCertificate cert) {
             certificates.add(cert);
             return this;
@@ -65,7 +73,7 @@ public record Conversion(String source, Globals globals, List<SiteEntry> sites, 
         }
 
         public Conversion build() {
-            return new Conversion(source, globals, sites, certificates, findings);
+            return new Conversion(source, globals, sites, streams, certificates, findings);
         }
     }
 }

@@ -90,9 +90,10 @@ public final class Importer {
         CertificatePlan plan = new CertificatePlan(conversion.sites(), conversion.certificates(), Instant.now());
         List<Finding> findings = new ArrayList<>(conversion.findings());
         findings.addAll(plan.findings());
-        checkSites(conversion, globals, plan, output, findings);
+        List<StreamEntry> streams = new ArrayList<>(conversion.streams());
+        checkSites(conversion, globals, plan, streams, output, findings);
         List<SiteEntry> sites = plan.sitesFor(top.dataDir());
-        String yaml = UsherYaml.render(conversion, globals, sites, dataLine, findings);
+        String yaml = UsherYaml.render(conversion, globals, sites, streams, dataLine, findings);
         int active = (int) sites.stream().filter(s -> s.state() == SiteEntry.State.ACTIVE).count();
         List<String> storedNames = plan.stored().stream().map(CertificatePlan.Stored::name).toList();
         List<String> copiedNames = plan.copied().stream().map(CertificatePlan.Copied::folder).toList();
@@ -119,8 +120,8 @@ public final class Importer {
 
     /** The top-level settings as the loader reads them: where the data directory is, which ACME CA. */
     private static UsherConfig loadTop(Globals globals, Path dataLine, Path output) throws ImportException {
-        Conversion empty = new Conversion("", globals, List.of(), List.of(), List.of());
-        String text = UsherYaml.render(empty, globals, List.of(), dataLine, List.of());
+        Conversion empty = new Conversion("", globals, List.of(), List.of(), List.of(), List.of());
+        String text = UsherYaml.render(empty, globals, List.of(), List.of(), dataLine, List.of());
         try {
             return ConfigLoader.parse(text.getBytes(StandardCharsets.UTF_8), output);
         } catch (ConfigException e) {
@@ -130,18 +131,20 @@ public final class Importer {
     }
 
     /**
-     * The sites, each checked by the loader in a scratch data directory holding the copied certificate files: a
-     * site it refuses is turned into a comment and listed, until the whole file loads.
+     * The sites and streams, checked by the loader in a scratch data directory holding the copied certificate files:
+     * a site it refuses is turned into a comment and listed, a stream it refuses is left out of {@code streams} and
+     * listed, until the whole file loads.
      */
-    private static void checkSites(Conversion conversion, Globals globals, CertificatePlan plan, Path output,
-                                   List<Finding> findings) throws ImportException {
+    private static void checkSites(Conversion conversion, Globals globals, CertificatePlan plan,
+                                   List<StreamEntry> streams, Path output, List<Finding> findings)
+            throws ImportException {
         Path scratch = null;
         try {
             scratch = Files.createTempDirectory("usher-import");
             writeCopies(plan, scratch);
-            for (int round = 0; round <= conversion.sites().size(); round++) {
+            for (int round = 0; round <= conversion.sites().size() + streams.size(); round++) {
                 List<SiteEntry> sites = plan.sitesFor(scratch);
-                String yaml = UsherYaml.render(conversion, globals, sites, scratch, List.of());
+                String yaml = UsherYaml.render(conversion, globals, sites, streams, scratch, List.of());
                 List<ConfigError> errors;
                 try {
                     ConfigLoader.parse(yaml.getBytes(StandardCharsets.UTF_8), output);
@@ -151,6 +154,15 @@ public final class Importer {
                 }
                 boolean changed = false;
                 for (ConfigError error : errors) {
+                    int stream = streamOf(error, streams);
+                    if (stream >= 0) {
+                        StreamEntry refused = streams.remove(stream);
+                        findings.add(new Finding(Finding.Kind.NOT_CONVERTED, refused.origin(), "stream "
+                                + refused.listen() + " → " + refused.to(), "usher check refuses it: "
+                                + error.message()));
+                        changed = true;
+                        continue;
+                    }
                     int index = siteOf(error, sites);
                     if (index < 0) {
                         throw new ImportException("the converted file would not load (a bug in usher import: please "
@@ -181,15 +193,29 @@ public final class Importer {
     private static int siteOf(ConfigError error, List<SiteEntry> sites) {
         for (int i = 0; i < sites.size(); i++) {
             SiteEntry s = sites.get(i);
-            String key = s.plainHttp() ? "http://" + s.name() : s.name();
-            String path = error.path();
-            if (path.equals("sites." + key) || path.startsWith("sites." + key + ".")
-                    || path.equals("sites.\"" + key + "\"") || path.startsWith("sites.\"" + key + "\".")
-                    || path.startsWith("sites.\"" + key + "\"[")) {
+            if (isUnder(error.path(), "sites", s.plainHttp() ? "http://" + s.name() : s.name())) {
                 return i;
             }
         }
         return -1;
+    }
+
+    /** The index of the stream an error is about (by its YAML path {@code streams.":2222"...}), or -1. */
+    private static int streamOf(ConfigError error, List<StreamEntry> streams) {
+        for (int i = 0; i < streams.size(); i++) {
+            if (isUnder(error.path(), "streams", streams.get(i).listen())) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Whether a YAML path names {@code section.key} or something inside it, the key bare or quoted. */
+    private static boolean isUnder(String path, String section, String key) {
+        String bare = section + "." + key;
+        String quoted = section + ".\"" + key + "\"";
+        return path.equals(bare) || path.startsWith(bare + ".") || path.equals(quoted) || path.startsWith(quoted + ".")
+                || path.startsWith(quoted + "[");
     }
 
     /** Stores the ACME certificates and copies the files; returns the names whose stored copy was kept. */

@@ -97,11 +97,7 @@ final class NpmImport {
         }
         for (NpmDatabase.Row row : db.rows("stream")) {
             if (!row.deleted()) {
-                out.notConverted(origin("stream", row), "stream :" + row.integer("incoming_port", 0) + " → "
-                        + row.text("forwarding_host") + ":" + row.integer("forwarding_port", 0) + " ("
-                        + (row.flag("tcp_forwarding", false) ? "TCP" : "") + (row.flag("tcp_forwarding", false)
-                        && row.flag("udp_forwarding", false) ? "+" : "") + (row.flag("udp_forwarding", false)
-                        ? "UDP" : "") + ")", "Usher forwards HTTP only; TCP and UDP streams are not supported yet");
+                stream(row);
             }
         }
         defaultSite();
@@ -114,10 +110,11 @@ final class NpmImport {
         String scheme = row.text("forward_scheme").toLowerCase(Locale.ROOT);
         String host = row.text("forward_host");
         int port = row.integer("forward_port", 80);
-        String backend = (host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host) + ":" + port;
+        String backend = hostPort(host, port);
         String reason = null;
         if (scheme.equals("https")) {
-            reason = "the backend is spoken to over HTTPS, which Usher does not do yet";
+            reason = "the backend is spoken to over HTTPS, which usher import does not convert yet (Usher has "
+                    + "to: https://... with upstream_tls:; NPM did not check its certificate)";
             out.notConverted(origin, "forward https://" + host + ":" + port, reason + "; written as a comment");
         }
         notes(row, origin);
@@ -126,7 +123,7 @@ final class NpmImport {
             for (Object l : list) {
                 if (l instanceof Map<?, ?> loc) {
                     out.notConverted(origin, "custom location " + loc.get("path") + " → " + loc.get("forward_host")
-                            + ":" + number(loc.get("forward_port")), "Usher routes by host name only (no paths yet); "
+                            + ":" + number(loc.get("forward_port")), "usher import does not convert custom locations yet (Usher has paths:; add it by hand); "
                             + "requests for that path go to the host's own backend");
                 }
             }
@@ -251,6 +248,36 @@ final class NpmImport {
     }
 
     /** NPM's answer for names it has no host for (settings: default-site). */
+    /** {@code host:port}, an IPv6 address in brackets. */
+    private static String hostPort(String host, int port) {
+        return (host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host) + ":" + port;
+    }
+
+    /** A stream row: one {@code streams:} line per protocol it forwards (NPM's TCP and UDP check boxes). */
+    private void stream(NpmDatabase.Row row) {
+        Origin origin = origin("stream", row);
+        int port = row.integer("incoming_port", 0);
+        String host = row.text("forwarding_host").strip();
+        int backendPort = row.integer("forwarding_port", 0);
+        String to = hostPort(host, backendPort);
+        boolean tcp = row.flag("tcp_forwarding", false);
+        boolean udp = row.flag("udp_forwarding", false);
+        if (port < 1 || port > 65535 || backendPort < 1 || backendPort > 65535 || host.isEmpty()) {
+            out.notConverted(origin, "stream :" + port + " → " + to, "not a port and a backend Usher can relay");
+            return;
+        }
+        if (!tcp && !udp) {
+            out.notConverted(origin, "stream :" + port + " → " + to, "neither TCP nor UDP is forwarded in NPM");
+            return;
+        }
+        if (tcp) {
+            out.stream(new StreamEntry(origin, ":" + port, to));
+        }
+        if (udp) {
+            out.stream(new StreamEntry(origin, ":" + port + "/udp", to));
+        }
+    }
+
     private void defaultSite() throws ImportException {
         for (NpmDatabase.Row s : db.rows("setting")) {
             if (s.text("id").equals("default-site") && !s.text("value").isEmpty()

@@ -49,8 +49,8 @@ final class TraefikDynamic {
         byName.forEach(this::merge);
         for (String other : List.of("tcp", "udp")) {
             if (Tree.get(tree, other) != null) {
-                out.notConverted(origin("top level"), other + " routers", "Usher forwards HTTP only; TCP and UDP "
-                        + "routers are not supported yet");
+                out.notConverted(origin("top level"), other + " routers", "usher import does not convert TCP and "
+                        + "UDP routers yet (Usher has streams:; add them by hand)");
             }
         }
         tls(Tree.get(tree, "tls"));

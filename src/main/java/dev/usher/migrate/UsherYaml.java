@@ -11,8 +11,9 @@ import java.util.function.Function;
 /**
  * Writes a conversion as {@code usher.yaml} in Usher's shortest form: one line per site that only forwards (or
  * redirects, or answers), the long form only for sites with options, a comment beside each site saying where it came
- * from, sites that could not be carried over whole written as comments, and the list of what was not converted at
- * the end. Scalars are quoted the way the admin UI's editor quotes them ({@link YamlScalars}).
+ * from, sites that could not be carried over whole written as comments, the relayed TCP/UDP ports under
+ * {@code streams:}, and the list of what was not converted at the end. Scalars are quoted the way the admin UI's
+ * editor quotes them ({@link YamlScalars}).
  */
 final class UsherYaml {
     private static final String INDENT = "  ";
@@ -26,8 +27,8 @@ final class UsherYaml {
      *
      * @param dataDir the {@code data:} line's folder, or null to leave Usher's default
      */
-    static String render(Conversion conversion, Globals globals, List<SiteEntry> sites, Path dataDir,
-                         List<Finding> findings) {
+    static String render(Conversion conversion, Globals globals, List<SiteEntry> sites, List<StreamEntry> streams,
+                         Path dataDir, List<Finding> findings) {
         StringBuilder out = new StringBuilder();
         out.append("# Imported from ").append(oneLine(conversion.source())).append(" by usher import.\n");
         out.append("# Each site says where it came from; what was not converted is listed at the end.\n\n");
@@ -44,6 +45,7 @@ final class UsherYaml {
             out.setLength(out.length() - "sites:\n".length());
             out.append("sites: {}\n");
         }
+        streams(out, streams);
         findings(out, findings);
         return out.toString();
     }
@@ -181,6 +183,17 @@ final class UsherYaml {
             o.add("access_log: " + s.accessLog());
         }
         return o;
+    }
+
+    private static void streams(StringBuilder out, List<StreamEntry> streams) {
+        if (streams.isEmpty()) {
+            return;
+        }
+        out.append("\nstreams:\n");
+        for (StreamEntry s : streams) {
+            out.append(INDENT).append(YamlScalars.quoted(s.listen())).append(": ").append(YamlScalars.value(s.to()))
+                    .append("  # ").append(oneLine(s.origin().comment())).append('\n');
+        }
     }
 
     private static String upstreams(List<String> upstreams) {

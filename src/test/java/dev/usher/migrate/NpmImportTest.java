@@ -2,6 +2,7 @@ package dev.usher.migrate;
 
 import dev.usher.config.ConfigLoader;
 import dev.usher.config.Site;
+import dev.usher.config.StreamSetting;
 import dev.usher.config.UsherConfig;
 import org.bouncycastle.crypto.generators.OpenBSDBCrypt;
 import org.junit.jupiter.api.BeforeEach;
@@ -108,6 +109,12 @@ class NpmImportTest {
             npm.insert("dead_host", Map.of("domain_names", names("gone.example.com")));
             npm.insert("stream", Map.of("incoming_port", 2222, "forwarding_host", "git", "forwarding_port", 22,
                     "tcp_forwarding", 1));
+            npm.insert("stream", Map.of("incoming_port", 27015, "forwarding_host", "game", "forwarding_port", 27015,
+                    "tcp_forwarding", 1, "udp_forwarding", 1));
+            npm.insert("stream", Map.of("incoming_port", 80, "forwarding_host", "web", "forwarding_port", 8080,
+                    "tcp_forwarding", 1)); // Usher's own HTTP port: refused by the loader, listed
+            npm.insert("stream", Map.of("incoming_port", 5353, "forwarding_host", "dns", "forwarding_port", 53,
+                    "tcp_forwarding", 0, "udp_forwarding", 0));
             npm.insert("setting", Map.of("id", "default-site", "name", "Default Site", "description", "",
                     "value", "redirect", "meta", "{\"redirect\":\"https://example.com\"}"));
         }
@@ -146,6 +153,10 @@ class NpmImportTest {
                         + "  # from NPM redirection_host 1\n")
                 .contains("  http://gone.example.com: {respond: 404}  # from NPM dead_host 1\n")
                 .contains("  # \"*.gone.example.com\": g:80  # from NPM proxy_host 13; not active: no certificate\n")
+                .contains("\nstreams:\n  \":2222\": git:22  # from NPM stream 1\n"
+                        + "  \":27015\": game:27015  # from NPM stream 2\n"
+                        + "  \":27015/udp\": game:27015  # from NPM stream 2\n")
+                .doesNotContain("\":80\": web:8080")
                 .doesNotContain("deleted.example.com");
         assertThat(yaml).containsPattern("  http://private.example.com:  # from NPM proxy_host 7\n    to: intranet:80\n"
                 + "    request_headers: \\{\"-Authorization\": ~\\}\n    basic_auth: \\{alice: \"\\$2y\\$12\\$[./A-Za-z0-9]{53}\"\\}\n"
@@ -160,7 +171,7 @@ class NpmImportTest {
                 .anySatisfy(l -> assertThat(l).startsWith("database.sqlite, proxy_host 5: advanced_config (2 line(s) "
                         + "of nginx directives)"))
                 .anySatisfy(l -> assertThat(l).startsWith("database.sqlite, proxy_host 5: custom location /api → api:"
-                        + "9000: Usher routes by host name only"))
+                        + "9000: usher import does not convert custom locations yet"))
                 .anySatisfy(l -> assertThat(l).contains("proxy_host 7: access list 1 (office): user bob: no password"))
                 .anySatisfy(l -> assertThat(l).contains("proxy_host 7: access list 1 (office): deny 10.1.0.0/16 comes "
                         + "after an allow"))
@@ -169,8 +180,9 @@ class NpmImportTest {
                 .anySatisfy(l -> assertThat(l).contains("certificate 5: certificate for mismatch.example.com: not "
                         + "imported:").contains("does not belong"))
                 .anySatisfy(l -> assertThat(l).contains("certificate 7: certificate npm-7 for *.gone.example.com: no "))
-                .anySatisfy(l -> assertThat(l).contains("stream 1: stream :2222 → git:22 (TCP): Usher forwards HTTP "
-                        + "only"))
+                .anySatisfy(l -> assertThat(l).contains("stream 3: stream :80 → web:8080: usher check refuses it: "
+                        + "port 80/tcp is already Usher's listen.http"))
+                .anySatisfy(l -> assertThat(l).contains("stream 4: stream :5353 → dns:53: neither TCP nor UDP"))
                 .anySatisfy(l -> assertThat(l).contains("setting default-site: default site: redirect"))
                 .anySatisfy(l -> assertThat(l).contains("proxy_host 3: disabled.example.com: disabled in NPM"));
 
@@ -178,6 +190,7 @@ class NpmImportTest {
         assertThat(loaded.sites()).extracting(Site::name).contains("app.example.com", "xn--bcher-kva.example.com",
                 "*.wild.example.com", "private.example.com", "old.example.com", "gone.example.com")
                 .doesNotContain("disabled.example.com", "secure-backend.example.com", "*.gone.example.com");
+        assertThat(loaded.streams()).extracting(StreamSetting::name).containsExactly(":2222", ":27015", ":27015/udp");
         String hash = loaded.sites().stream().filter(s -> s.name().equals("private.example.com")).findFirst()
                 .orElseThrow().traffic().access().basicAuth().get("alice");
         assertThat(OpenBSDBCrypt.checkPassword(hash, "s3cret".toCharArray())).isTrue();
