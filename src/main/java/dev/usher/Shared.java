@@ -3,6 +3,7 @@ package dev.usher;
 import dev.usher.cert.ChallengeAnswers;
 import dev.usher.cert.Retry;
 import dev.usher.config.UsherConfig;
+import dev.usher.crowdsec.CrowdSecBouncer;
 import dev.usher.net.Transport;
 import dev.usher.observe.AccessLogSwitch;
 import dev.usher.observe.Metrics;
@@ -13,6 +14,7 @@ import dev.usher.observe.StreamObserver;
 import dev.usher.protocol.AltSvc;
 import dev.usher.protocol.CompressBudget;
 import dev.usher.protocol.ConnectionLimiter;
+import dev.usher.rules.Bans;
 import dev.usher.rules.RuleServices;
 import dev.usher.server.Connections;
 import dev.usher.server.OpenFileLimit;
@@ -44,13 +46,14 @@ import java.util.function.Supplier;
  * @param quicNative      whether this platform can serve HTTP/3; asked only when a config wants it
  * @param retry           waits between failed certificate orders
  * @param filePoll        how often {@code tls: {cert, key}} files are looked at for a replacement
+ * @param crowdsec        follows the CrowdSec local API of the config in service into {@code services.bans}
  */
 record Shared(EventLoopGroup loops, Transport transport, UpstreamPools pools, RuleServices services,
               ChallengeAnswers answers, ConnectionLimiter limiter, CompressBudget compression,
               RequestObserver observer, StreamObserver streamObserver, AccessLogSwitch accessLogs, Metrics metrics,
               Connections connections,
               OpenConnections httpConnections, OpenConnections quicConnections, AltSvc altSvc,
-              Supplier<QuicNative> quicNative, Retry retry, Duration filePoll) {
+              Supplier<QuicNative> quicNative, Retry retry, Duration filePoll, CrowdSecBouncer crowdsec) {
     private static final System.Logger LOG = System.getLogger(Usher.class.getName());
 
     /**
@@ -67,26 +70,27 @@ record Shared(EventLoopGroup loops, Transport transport, UpstreamPools pools, Ru
         if (streamMetrics != null) {
             metrics.with(streamMetrics);
         }
+        RuleServices services = new RuleServices();
         return new Shared(transport.newGroup(threads, "loop"), transport, new UpstreamPools(transport),
-                new RuleServices(), new ChallengeAnswers(), connectionLimiter(first.limits().connections()),
+                services, new ChallengeAnswers(), connectionLimiter(first.limits().connections(), services.bans),
                 new CompressBudget(), RequestObserver.both(metrics, accessLogs),
                 StreamObserver.both(streamMetrics, accessLogs), accessLogs, metrics,
                 new Connections(), new OpenConnections(), new OpenConnections(), new AltSvc(), quicNative, retry,
-                filePoll);
+                filePoll, new CrowdSecBouncer(services.bans));
     }
 
     /**
      * The cap on client connections: {@code limits.connections}, or (unset) what the open-file limit holds; says so
      * at start when the limit lowers it or cannot hold a configured value.
      */
-    private static ConnectionLimiter connectionLimiter(int configured) {
+    private static ConnectionLimiter connectionLimiter(int configured, Bans bans) {
         OpenFileLimit openFiles = OpenFileLimit.ofThisProcess();
         if (openFiles.warning(configured) != null) {
             LOG.log(System.Logger.Level.WARNING, openFiles.warning(configured));
         } else if (openFiles.lowered(configured) != null) {
             LOG.log(System.Logger.Level.INFO, openFiles.lowered(configured));
         }
-        return new ConnectionLimiter(openFiles.connections(configured));
+        return new ConnectionLimiter(openFiles.connections(configured), bans);
     }
 
     /** True when {@code config} asks for HTTP/3 and this platform can serve it (loads the native library now). */
@@ -96,6 +100,7 @@ record Shared(EventLoopGroup loops, Transport transport, UpstreamPools pools, Ru
 
     /** Releases everything, after the last generation was closed; the event loops end last but one. */
     void close() {
+        crowdsec.close();
         services.close();
         pools.close();
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();

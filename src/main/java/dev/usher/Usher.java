@@ -264,6 +264,7 @@ public final class Usher implements AutoCloseable {
             shared.altSvc().withdraw();
         }
         shared.limiter().setMax(OpenFileLimit.ofThisProcess().connections(next.config().limits().connections()));
+        shared.crowdsec().follow(next.config().crowdsec());
         if (shared.accessLogs() != null && next.accessLog() != previous.accessLog()) {
             if (next.accessLog() != null) {
                 next.accessLog().start();
@@ -272,7 +273,12 @@ public final class Usher implements AutoCloseable {
         }
         previous.closeAllBut(next);
         Set<UpstreamAddress> inUse = new HashSet<>();
-        next.config().sites().forEach(site -> inUse.addAll(site.upstreams()));
+        next.config().sites().forEach(site -> {
+            inUse.addAll(site.upstreams());
+            if (site.traffic().forwardAuth() != null) {
+                inUse.add(site.traffic().forwardAuth().server()); // the auth server's pool is a backend's too
+            }
+        });
         next.config().streams().forEach(stream -> stream.targets().forEach(t -> inUse.addAll(t.upstreams())));
         int closed = shared.pools().retainOnly(inUse);
         if (closed > 0) {

@@ -25,7 +25,7 @@ final class ConfigReader {
     private static final Set<String> OFF = Set.of("off", "none", "disabled", "no");
 
     private static final Keys TOP = Keys.of("listen", "data", "timeouts", "limits", "sites", "trusted_proxies", "email",
-                    "acme", "admin", "access_log", "http3", "docker", "streams")
+                    "acme", "admin", "access_log", "http3", "docker", "streams", "error_pages", "crowdsec")
             .withAliases(Map.ofEntries(Map.entry("listeners", "listen"), Map.entry("data_dir", "data"),
                     Map.entry("datadir", "data"), Map.entry("storage", "data"), Map.entry("hosts", "sites"),
                     Map.entry("servers", "sites"), Map.entry("trusted_proxy", "trusted_proxies"),
@@ -42,7 +42,10 @@ final class ConfigReader {
                     Map.entry("podman", "docker"), Map.entry("containers", "docker"), Map.entry("labels", "docker"),
                     Map.entry("discovery", "docker"), Map.entry("docker_socket", "docker"),
                     Map.entry("stream", "streams"), Map.entry("tcp", "streams"), Map.entry("udp", "streams"),
-                    Map.entry("ports", "streams"), Map.entry("layer4", "streams"), Map.entry("l4", "streams")))
+                    Map.entry("ports", "streams"), Map.entry("layer4", "streams"), Map.entry("l4", "streams"),
+                    Map.entry("errors", "error_pages"), Map.entry("error_page", "error_pages"),
+                    Map.entry("custom_errors", "error_pages"), Map.entry("crowdsec_bouncer", "crowdsec"),
+                    Map.entry("bouncer", "crowdsec"), Map.entry("lapi", "crowdsec"), Map.entry("bans", "crowdsec")))
             .withMisplaced(misplacedAtTop());
     private static final Keys LISTEN = Keys.of("http", "https", "proxy_protocol")
             .withAliases(Map.of("tls", "https", "ssl", "https", "plain", "http", "proxy", "proxy_protocol",
@@ -101,10 +104,12 @@ final class ConfigReader {
                 : AccessLogSetting.OFF;
         AcmeReader acmeReader = new AcmeReader(walker, values, baseDir, env);
         AcmeSettings acme = acmeReader.read(section(top.get("email")), section(top.get("acme")));
+        ErrorPageSet errorPages = section(top.get("error_pages"))
+                .map(f -> new PagesReader(walker, values, baseDir).errorPages(f)).orElse(ErrorPageSet.NONE);
         List<Site> sites = section(top.get("sites"))
                 .map(f -> new SitesReader(walker, values, baseDir, listen.httpsOn(),
                         new DnsReader(walker, values, baseDir, env), acmeReader.dnsWritten())
-                        .read(f, timeouts, limits, accessLog.on()))
+                        .read(f, timeouts, limits, accessLog.on(), errorPages))
                 .orElse(List.of());
         List<Cidr> trustedProxies = section(top.get("trusted_proxies"))
                 .flatMap(f -> values.cidrs(f, true, "")).orElse(List.of());
@@ -120,8 +125,10 @@ final class ConfigReader {
                 .map(f -> new StreamsReader(walker, values).read(f, timeouts, accessLog.on(),
                         new ListenerClashes(walker, listen, admin)))
                 .orElse(List.of());
+        CrowdSecSetting crowdsec = section(top.get("crowdsec"))
+                .flatMap(f -> new CrowdSecReader(walker, values, baseDir).read(f)).orElse(null);
         return new UsherConfig(source, listen, data, timeouts, limits, sites, trustedProxies, acme, admin,
-                accessLog, adminSetting.secret(), docker, List.of(), streams);
+                accessLog, adminSetting.secret(), docker, List.of(), streams, errorPages, crowdsec);
     }
 
     /** Keys of other sections written at the top, each with where it belongs. */
@@ -138,7 +145,8 @@ final class ConfigReader {
                 "proxy_protocol", "\"proxy_protocol\" belongs under listen: (PROXY headers from load balancers in "
                         + "front) or in a stream or passthrough site (PROXY headers to its backends)"));
         for (String key : List.of("to", "redirect", "respond", "policy", "health", "headers", "request_headers",
-                "security_headers", "gzip", "compress", "basic_auth", "allow", "deny", "rate_limit")) {
+                "security_headers", "gzip", "compress", "basic_auth", "allow", "deny", "rate_limit", "root", "index",
+                "browse", "spa", "forward_auth", "maintenance", "wait_for_backend")) {
             misplaced.put(key, "\"" + key + "\" is a site setting; put it under a site in sites:");
         }
         return Map.copyOf(misplaced);

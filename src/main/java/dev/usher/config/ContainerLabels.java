@@ -77,7 +77,7 @@ final class ContainerLabels {
         List<Site> read = new SitesReader(walker, new Values(walker), baseDir, file.listen().httpsOn(), null,
                 file.acme().answersDns01())
                 .read(new Field("sites", key, tree, YamlPath.ROOT.key("sites")), file.timeouts(), file.limits(),
-                        file.accessLog().on());
+                        file.accessLog().on(), file.errorPages());
         return errors.isEmpty() ? Optional.of(new Announced(read, network.get())) : Optional.empty();
     }
 

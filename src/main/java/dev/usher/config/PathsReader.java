@@ -133,7 +133,7 @@ final class PathsReader {
         boolean forwards = to != null || !ownTarget && (site.forwards() || fields.containsKey("policy")
                 || fields.containsKey("health"));
         checkBalancingNeedsOwnBackends(fields, to);
-        SiteTraffic traffic = new TrafficReader(walker, values).read(fields, forwards, base);
+        SiteTraffic traffic = new TrafficReader(walker, values, parts.baseDir()).read(fields, forwards, base);
         if (!oneAction || upstreams.isEmpty() || tls.isEmpty() || addPrefix.isEmpty()) {
             return Optional.empty();
         }

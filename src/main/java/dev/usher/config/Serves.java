@@ -3,9 +3,8 @@ package dev.usher.config;
 import java.util.List;
 
 /**
- * What answers the requests of a site or of one of its paths: backends, a redirect, a fixed answer, or nothing (a
- * site with only {@code paths:}, whose other requests get a 404). One small type so that another kind (a folder of
- * static files) has one place to go.
+ * What answers the requests of a site or of one of its paths: backends, a folder of files, a redirect, a fixed
+ * answer, or nothing (a site with only {@code paths:}, whose other requests get a 404).
  */
 public sealed interface Serves {
     /** Forward to these backends ({@code to:}). */
@@ -13,6 +12,10 @@ public sealed interface Serves {
         public Backends {
             upstreams = List.copyOf(upstreams);
         }
+    }
+
+    /** Serve the files of a folder ({@code root:}). */
+    record Files(StaticRoot root) implements Serves {
     }
 
     /** Answer with a redirect ({@code redirect:}). */

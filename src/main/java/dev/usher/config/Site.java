@@ -4,14 +4,16 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * One site: a host name (or a one-label wildcard) and the backends it forwards to, or the redirect or fixed answer
- * it gives instead, with its effective options (the global defaults already applied).
+ * One site: a host name (or a one-label wildcard) and the backends it forwards to, or the folder it serves, or the
+ * redirect or fixed answer it gives instead ({@link #serves()}), with its effective options (the global defaults
+ * already applied).
  *
  * @param name            lower-case host name as written, without scheme: {@code app.example.com},
  *                        {@code *.dev.example.com}, {@code localhost}, {@code 127.0.0.1}
  * @param plainHttp       true when written with {@code http://}: served over plain HTTP only
  * @param upstreams       the backends, in file order: one or more for a site that forwards, none for a site that
- *                        redirects ({@code traffic.redirect()}) or answers itself ({@code traffic.respond()})
+ *                        serves a folder ({@code traffic.files()}), redirects ({@code traffic.redirect()}) or
+ *                        answers itself ({@code traffic.respond()})
  * @param maxBody         largest request body in bytes, 0 for no limit
  * @param connectTimeout  time to connect to a backend
  * @param responseTimeout time to wait for a backend's response head and between its bytes
@@ -118,6 +120,9 @@ public record Site(String name, boolean plainHttp, List<UpstreamAddress> upstrea
         if (traffic.respond() != null) {
             return new Serves.Answer(traffic.respond());
         }
+        if (traffic.files() != null) {
+            return new Serves.Files(traffic.files());
+        }
         return Serves.NOTHING;
     }
 
@@ -126,7 +131,7 @@ public record Site(String name, boolean plainHttp, List<UpstreamAddress> upstrea
         return !paths.isEmpty();
     }
 
-    /** True when the site forwards requests to backends; false when it redirects or answers itself. */
+    /** True when the site forwards requests to backends; false when it serves files, redirects or answers itself. */
     public boolean forwards() {
         return !upstreams.isEmpty();
     }

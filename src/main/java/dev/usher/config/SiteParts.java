@@ -20,7 +20,8 @@ import org.snakeyaml.engine.v2.nodes.SequenceNode;
 final class SiteParts {
     static final String UPSTREAM = "an upstream address such as " + Upstreams.EXAMPLE;
     static final String PICK_ONE =
-            "a site forwards (to:), redirects (redirect:) or answers itself (respond:) \u2014 pick one";
+            "a site forwards (to:), serves a folder (root:), redirects (redirect:) or answers itself (respond:) "
+                    + "\u2014 pick one";
     static final Keys TIMEOUTS = Keys.of("connect", "response", "read", "write", "websocket", "idle")
             .withAliases(Map.of("dial", "connect", "ws", "websocket", "websocket_idle", "websocket",
                     "upgrade", "websocket", "tunnel", "websocket"))
@@ -31,16 +32,23 @@ final class SiteParts {
     private final NodeWalker walker;
     private final Values values;
     private final UpstreamTlsReader upstreamTls;
+    private final java.nio.file.Path baseDir;
 
     SiteParts(NodeWalker walker, Values values, java.nio.file.Path baseDir) {
         this.walker = walker;
         this.values = values;
         this.upstreamTls = new UpstreamTlsReader(walker, values, baseDir);
+        this.baseDir = baseDir;
     }
 
-    /** The fields of {@code to}, {@code redirect} and {@code respond} that are there, in file order. */
+    /** Where relative paths (a root, page files) start: the config file's folder. */
+    java.nio.file.Path baseDir() {
+        return baseDir;
+    }
+
+    /** The fields of {@code to}, {@code root}, {@code redirect} and {@code respond} that are there, in file order. */
     static List<Field> actions(Map<String, Field> fields) {
-        return Stream.of("to", "redirect", "respond").map(fields::get).filter(Objects::nonNull)
+        return Stream.of("to", "root", "redirect", "respond").map(fields::get).filter(Objects::nonNull)
                 .sorted(Comparator.comparingInt((Field f) -> ErrorList.line(f.keyNode()))
                         .thenComparingInt(f -> ErrorList.column(f.keyNode())))
                 .toList();

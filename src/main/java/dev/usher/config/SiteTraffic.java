@@ -20,11 +20,18 @@ import java.util.List;
  * @param websocketIdle    a websocket (or other upgraded connection) with no traffic either way is closed after this
  * @param keepAliveIdle    after a response from this site, the client connection may wait this long for its next
  *                         request (the top-level {@code timeouts.idle} unless the site sets its own)
+ * @param files            serve every request from this folder ({@code root:}), or null
+ * @param forwardAuth      ask this auth server before serving each request ({@code forward_auth:}), or null
+ * @param maintenance      answer 503 with a page while in maintenance ({@code maintenance:}), or null
+ * @param errorPages       pages for Usher's own error answers ({@code error_pages:}, the top-level ones included)
+ * @param waitForBackend   hold requests while every backend is down ({@code wait_for_backend:}), or null
  */
 public record SiteTraffic(boolean compress, Balancing balancing, List<HeaderRule> requestHeaders,
                           List<HeaderRule> responseHeaders, boolean securityHeaders, Redirect redirect,
                           FixedAnswer respond, Access access, RateLimit rateLimit, Duration readTimeout,
-                          Duration writeTimeout, Duration websocketIdle, Duration keepAliveIdle) {
+                          Duration writeTimeout, Duration websocketIdle, Duration keepAliveIdle, StaticRoot files,
+                          ForwardAuth forwardAuth, Maintenance maintenance, ErrorPageSet errorPages,
+                          BackendWait waitForBackend) {
     /** Compression on, round robin, no edits, open access, no rate limit, 60 s read/write, 1 h websocket idle,
      *  60 s keep-alive idle. */
     public static final SiteTraffic DEFAULTS = new SiteTraffic(true, Balancing.DEFAULTS, List.of(), List.of(), false,
@@ -34,30 +41,52 @@ public record SiteTraffic(boolean compress, Balancing balancing, List<HeaderRule
     public SiteTraffic {
         requestHeaders = List.copyOf(requestHeaders);
         responseHeaders = List.copyOf(responseHeaders);
+        errorPages = errorPages == null ? ErrorPageSet.NONE : errorPages;
+    }
+
+    /** Options without the self-hosting ones (root, forward auth, maintenance, error pages, waiting). */
+    public SiteTraffic(boolean compress, Balancing balancing, List<HeaderRule> requestHeaders,
+                       List<HeaderRule> responseHeaders, boolean securityHeaders, Redirect redirect,
+                       FixedAnswer respond, Access access, RateLimit rateLimit, Duration readTimeout,
+                       Duration writeTimeout, Duration websocketIdle, Duration keepAliveIdle) {
+        this(compress, balancing, requestHeaders, responseHeaders, securityHeaders, redirect, respond, access,
+                rateLimit, readTimeout, writeTimeout, websocketIdle, keepAliveIdle, null, null, null,
+                ErrorPageSet.NONE, null);
     }
 
     /** These options with another keep-alive idle timeout (a short-form site takes the top-level one). */
     public SiteTraffic withKeepAliveIdle(Duration idle) {
         return new SiteTraffic(compress, balancing, requestHeaders, responseHeaders, securityHeaders, redirect,
-                respond, access, rateLimit, readTimeout, writeTimeout, websocketIdle, idle);
+                respond, access, rateLimit, readTimeout, writeTimeout, websocketIdle, idle, files, forwardAuth,
+                maintenance, errorPages, waitForBackend);
     }
 
     /** These options with other body-read, write, websocket-idle and keep-alive-idle timeouts. */
     public SiteTraffic withTimeouts(Duration read, Duration write, Duration websocket, Duration idle) {
         return new SiteTraffic(compress, balancing, requestHeaders, responseHeaders, securityHeaders, redirect,
-                respond, access, rateLimit, read, write, websocket, idle);
+                respond, access, rateLimit, read, write, websocket, idle, files, forwardAuth, maintenance, errorPages,
+                waitForBackend);
     }
 
-    /** These options without a redirect or fixed answer: for a path that says itself what serves it. */
+    /** These options without a folder, redirect or fixed answer: for a path that says itself what serves it. */
     public SiteTraffic withoutAnswers() {
         return new SiteTraffic(compress, balancing, requestHeaders, responseHeaders, securityHeaders, null, null,
-                access, rateLimit, readTimeout, writeTimeout, websocketIdle, keepAliveIdle);
+                access, rateLimit, readTimeout, writeTimeout, websocketIdle, keepAliveIdle, null, forwardAuth,
+                maintenance, errorPages, waitForBackend);
     }
 
     /** These options with another redirect. */
     public SiteTraffic withRedirect(Redirect target) {
         return new SiteTraffic(compress, balancing, requestHeaders, responseHeaders, securityHeaders, target,
-                respond, access, rateLimit, readTimeout, writeTimeout, websocketIdle, keepAliveIdle);
+                respond, access, rateLimit, readTimeout, writeTimeout, websocketIdle, keepAliveIdle, files,
+                forwardAuth, maintenance, errorPages, waitForBackend);
+    }
+
+    /** These options with other error pages (a site without its own takes the top-level ones). */
+    public SiteTraffic withErrorPages(ErrorPageSet pages) {
+        return new SiteTraffic(compress, balancing, requestHeaders, responseHeaders, securityHeaders, redirect,
+                respond, access, rateLimit, readTimeout, writeTimeout, websocketIdle, keepAliveIdle, files,
+                forwardAuth, maintenance, pages, waitForBackend);
     }
 
     /** Options with the default keep-alive idle timeout. */

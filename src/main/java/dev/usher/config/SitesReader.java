@@ -16,14 +16,16 @@ import org.snakeyaml.engine.v2.nodes.ScalarNode;
  * Reads {@code sites:}: each key a site name, each value either upstreams (one address, or a list) or a mapping of
  * site settings ({@code to}, {@code max_body}, {@code timeouts} and the traffic options {@link TrafficReader} reads).
  * Applies the global defaults, so every {@link Site} carries its effective values. Two keys that name the same site
- * once normalised are an error. A site forwards ({@code to}), redirects ({@code redirect}) or answers itself
- * ({@code respond}); the last two have no upstreams.
+ * once normalised are an error. A site forwards ({@code to}), serves a folder ({@code root}), redirects
+ * ({@code redirect}) or answers itself ({@code respond}); the last three have no upstreams. The top-level
+ * {@code error_pages:} go under each site's own.
  */
 final class SitesReader {
     private static final String UPSTREAM = SiteParts.UPSTREAM;
-    private static final Keys SITE = Keys.of("to", "redirect", "respond", "paths", "max_body", "timeouts", "policy",
-                    "health", "headers", "request_headers", "security_headers", "gzip", "basic_auth", "allow", "deny",
-                    "rate_limit", "tls", "upstream_tls", "access_log", "passthrough", "proxy_protocol")
+    private static final Keys SITE = Keys.of("to", "root", "redirect", "respond", "paths", "max_body", "timeouts",
+                    "policy", "health", "headers", "request_headers", "security_headers", "gzip", "basic_auth", "allow",
+                    "deny", "rate_limit", "tls", "upstream_tls", "access_log", "passthrough", "proxy_protocol", "index",
+                    "browse", "spa", "precompressed", "forward_auth", "error_pages", "maintenance", "wait_for_backend")
             .withSynonyms(Map.of("compress", "gzip"))
             .withAliases(Map.ofEntries(
                     Map.entry("upstream", "to"), Map.entry("upstreams", "to"), Map.entry("backend", "to"),
@@ -59,7 +61,22 @@ final class SitesReader {
                     Map.entry("servers_transport", "upstream_tls"), Map.entry("proxy_ssl", "upstream_tls"),
                     Map.entry("tls_upstream", "upstream_tls"),
                     Map.entry("tls_passthrough", "passthrough"), Map.entry("pass_through", "passthrough"),
-                    Map.entry("send_proxy", "proxy_protocol"), Map.entry("proxyprotocol", "proxy_protocol")))
+                    Map.entry("send_proxy", "proxy_protocol"), Map.entry("proxyprotocol", "proxy_protocol"),
+                    Map.entry("document_root", "root"), Map.entry("docroot", "root"), Map.entry("webroot", "root"),
+                    Map.entry("static", "root"), Map.entry("file_server", "root"), Map.entry("files", "root"),
+                    Map.entry("public", "root"), Map.entry("folder", "root"), Map.entry("dir", "root"),
+                    Map.entry("index_files", "index"), Map.entry("directory_index", "index"),
+                    Map.entry("autoindex", "browse"), Map.entry("listing", "browse"),
+                    Map.entry("directory_listing", "browse"), Map.entry("fallback", "spa"),
+                    Map.entry("try_files", "spa"), Map.entry("single_page_app", "spa"),
+                    Map.entry("gzip_static", "precompressed"), Map.entry("precompress", "precompressed"),
+                    Map.entry("forwardauth", "forward_auth"), Map.entry("auth_request", "forward_auth"),
+                    Map.entry("forward_authentication", "forward_auth"), Map.entry("sso", "forward_auth"),
+                    Map.entry("authelia", "forward_auth"), Map.entry("authentik", "forward_auth"),
+                    Map.entry("errors", "error_pages"), Map.entry("error_page", "error_pages"),
+                    Map.entry("custom_errors", "error_pages"), Map.entry("maintenance_mode", "maintenance"),
+                    Map.entry("wait", "wait_for_backend"), Map.entry("hold_requests", "wait_for_backend"),
+                    Map.entry("wait_for_upstream", "wait_for_backend")))
             .withMisplaced(Map.ofEntries(
                     Map.entry("connect", "\"connect\" belongs under timeouts: in this site"),
                     Map.entry("response", "\"response\" belongs under timeouts: in this site"),
@@ -89,7 +106,10 @@ final class SitesReader {
                     Map.entry("server_name", "\"server_name\" belongs under upstream_tls: in this site"),
                     Map.entry("insecure_skip_verify", "\"insecure_skip_verify\" belongs under upstream_tls: in "
                             + "this site"),
-                    Map.entry("alpn", "\"alpn\" belongs under upstream_tls: in this site")));
+                    Map.entry("alpn", "\"alpn\" belongs under upstream_tls: in this site"),
+                    Map.entry("copy_headers", "\"copy_headers\" belongs under forward_auth: in this site"),
+                    Map.entry("intercept", "\"intercept\" belongs under error_pages: in this site"),
+                    Map.entry("retry_after", "\"retry_after\" belongs under maintenance: in this site")));
 
     /** Where a normalised site name was first seen. */
     private record FirstSeen(String raw, Node keyNode) {
@@ -101,6 +121,7 @@ final class SitesReader {
     private final SiteParts parts;
     private final PathsReader paths;
     private final PassthroughReader passthrough;
+    private final java.nio.file.Path baseDir;
 
     /**
      * @param baseDir     where relative certificate paths start
@@ -117,10 +138,11 @@ final class SitesReader {
         this.parts = new SiteParts(walker, values, baseDir);
         this.paths = new PathsReader(walker, values, parts);
         this.passthrough = new PassthroughReader(walker, values, httpsOn);
+        this.baseDir = baseDir;
     }
 
     /** {@code accessLog}: the top-level access log setting, which a site follows unless it has its own. */
-    List<Site> read(Field sites, Timeouts timeouts, Limits limits, boolean accessLog) {
+    List<Site> read(Field sites, Timeouts timeouts, Limits limits, boolean accessLog, ErrorPageSet globalPages) {
         List<Site> result = new ArrayList<>();
         Map<String, FirstSeen> seen = new HashMap<>();
         Map<String, Site> certificates = new HashMap<>();
@@ -128,7 +150,7 @@ final class SitesReader {
                 "site name")) {
             Optional<SiteNames.SiteName> name = siteName(field, seen);
             Optional<Site> site = site(field, name.orElse(new SiteNames.SiteName(field.key(), false)), timeouts,
-                    limits, accessLog);
+                    limits, accessLog, globalPages);
             if (name.isPresent() && site.isPresent() && sharesAlike(field, site.get(), certificates)) {
                 result.add(site.get());
             }
@@ -187,10 +209,10 @@ final class SitesReader {
 
     /** The site, or nothing when its value has errors (all of them recorded). */
     private Optional<Site> site(Field field, SiteNames.SiteName name, Timeouts timeouts, Limits limits,
-                                boolean accessLog) {
+                                boolean accessLog, ErrorPageSet globalPages) {
         Node value = field.value();
         if (value instanceof MappingNode) {
-            return longForm(field, name, timeouts, limits, accessLog);
+            return longForm(field, name, timeouts, limits, accessLog, globalPages);
         }
         if (NodeWalker.isNull(value)) {
             walker.error(field.keyNode(), field.path(), "the site has no upstream; write the backend address after "
@@ -206,11 +228,12 @@ final class SitesReader {
         return parts.upstreams(value, field.path(), UPSTREAM, UpstreamTls.DEFAULT).flatMap(ups -> policy
                 .map(p -> new Site(name.name(), name.plainHttp(), ups, limits.maxBody(), timeouts.connect(),
                         timeouts.response(), ErrorList.line(field.keyNode()), ErrorList.column(field.keyNode()),
-                        SiteTraffic.DEFAULTS.withKeepAliveIdle(timeouts.idle()), p, accessLog)));
+                        SiteTraffic.DEFAULTS.withKeepAliveIdle(timeouts.idle()).withErrorPages(globalPages), p,
+                        accessLog)));
     }
 
     private Optional<Site> longForm(Field field, SiteNames.SiteName name, Timeouts timeouts, Limits limits,
-                                    boolean accessLogDefault) {
+                                    boolean accessLogDefault, ErrorPageSet globalPages) {
         Map<String, Field> fields = walker.fields(field.value(), field.path(), "a mapping of site settings", SITE);
         if (passthrough.wanted(fields)) {
             return passthrough.read(field, name, fields, timeouts, accessLogDefault);
@@ -239,18 +262,19 @@ final class SitesReader {
         Map<String, Field> t = parts.timeouts(fields.get("timeouts"));
         Duration connect = parts.duration(t, "connect", timeouts.connect());
         Duration response = parts.duration(t, "response", timeouts.response());
-        SiteTraffic base = d.withTimeouts(parts.duration(t, "read", d.readTimeout()),
+        SiteTraffic base = d.withErrorPages(globalPages).withTimeouts(parts.duration(t, "read", d.readTimeout()),
                 parts.duration(t, "write", d.writeTimeout()), parts.duration(t, "websocket", d.websocketIdle()),
                 parts.duration(t, "idle", timeouts.idle()));
-        SiteTraffic traffic = new TrafficReader(walker, values).read(fields, to != null || !oneAction, base);
+        SiteTraffic traffic = new TrafficReader(walker, values, baseDir).read(fields, to != null || !oneAction, base);
         Optional<TlsPolicy> policy = tls.read(field, name, fields.get("tls"));
         if (!oneAction || policy.isEmpty() || upstreams.isEmpty() || upstreamTls.isEmpty()) {
             return Optional.empty();
         }
         Site site = new Site(name.name(), name.plainHttp(), upstreams.get(), maxBody, connect, response,
                 ErrorList.line(field.keyNode()), ErrorList.column(field.keyNode()), traffic, policy.get(), accessLog);
-        if (to == null && traffic.redirect() == null && traffic.respond() == null && pathsField == null) {
-            return Optional.empty(); // a redirect or fixed answer with errors, already reported
+        if (to == null && traffic.files() == null && traffic.redirect() == null && traffic.respond() == null
+                && pathsField == null) {
+            return Optional.empty(); // a folder, redirect or fixed answer with errors, already reported
         }
         if (pathsField == null) {
             parts.checkTlsApplies(fields.get("upstream_tls"), SiteParts.anyHttps(site.upstreams()));
@@ -266,13 +290,14 @@ final class SitesReader {
     }
 
     /**
-     * True when the site has exactly one of to, redirect and respond (or none, when it has paths: what no path
+     * True when the site has exactly one of to, root, redirect and respond (or none, when it has paths: what no path
      * matches then gets a 404); otherwise reports what is wrong.
      */
     private boolean oneAction(Field site, Map<String, Field> fields, boolean hasPaths) {
         List<Field> actions = SiteParts.actions(fields);
         if (actions.isEmpty() && !hasPaths) {
-            walker.error(site.keyNode(), site.path(), "missing \"to\": the upstream address, or a list of them");
+            walker.error(site.keyNode(), site.path(), "missing \"to\": the upstream address, or a list of them (or "
+                    + "root: a folder to serve)");
             return false;
         }
         return parts.atMostOneAction(actions);

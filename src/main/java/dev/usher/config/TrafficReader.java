@@ -17,14 +17,22 @@ final class TrafficReader {
     private static final Keys RATE_LIMIT = Keys.of("requests", "per", "burst")
             .withAliases(Map.of("rate", "requests", "limit", "requests", "count", "requests", "period", "per",
                     "window", "per", "interval", "per", "every", "per"));
+    private static final Keys WAIT = Keys.of("for", "max_requests")
+            .withAliases(Map.of("timeout", "for", "time", "for", "duration", "for", "max", "max_requests",
+                    "queue", "max_requests", "limit", "max_requests", "requests", "max_requests"));
+    /** Waiting longer than this for a backend is no longer riding out a restart. */
+    private static final Duration MAX_WAIT = Duration.ofMinutes(5);
     private static final String FORWARDS_ONLY = " only applies to a site that forwards to backends (to:)";
 
     private final NodeWalker walker;
     private final Values values;
+    private final java.nio.file.Path baseDir;
 
-    TrafficReader(NodeWalker walker, Values values) {
+    /** {@code baseDir}: where relative paths (a root, page files) start. */
+    TrafficReader(NodeWalker walker, Values values, java.nio.file.Path baseDir) {
         this.walker = walker;
         this.values = values;
+        this.baseDir = baseDir;
     }
 
     /**
@@ -37,7 +45,7 @@ final class TrafficReader {
      */
     SiteTraffic read(Map<String, Field> fields, boolean forwards, SiteTraffic base) {
         if (!forwards) {
-            for (String key : List.of("policy", "health", "request_headers")) {
+            for (String key : List.of("policy", "health", "request_headers", "wait_for_backend")) {
                 Field field = fields.get(key);
                 if (field != null) {
                     walker.error(field.keyNode(), field.path(), field.key() + FORWARDS_ONLY);
@@ -60,9 +68,51 @@ final class TrafficReader {
                 fields.get("basic_auth"), base.access());
         RateLimit rateLimit = section(fields.get("rate_limit")).map(this::rateLimitOrOff)
                 .orElse(Optional.ofNullable(base.rateLimit())).orElse(null);
+        // Read even without root: (index:, spa: and the like are then reported as out of place).
+        StaticRoot ownRoot = new StaticRootReader(walker, values, baseDir).read(fields);
+        StaticRoot files = fields.containsKey("root") ? ownRoot : base.files();
+        ForwardAuth forwardAuth = field(fields, "forward_auth")
+                .flatMap(new ForwardAuthReader(walker, values)::read).orElse(base.forwardAuth());
+        PagesReader pages = new PagesReader(walker, values, baseDir);
+        Maintenance maintenance = field(fields, "maintenance").flatMap(pages::maintenance)
+                .orElse(base.maintenance());
+        ErrorPageSet errorPages = field(fields, "error_pages").map(pages::errorPages)
+                .map(own -> own.over(base.errorPages())).orElse(base.errorPages());
+        BackendWait wait = !forwards ? null : section(fields.get("wait_for_backend")).flatMap(this::backendWait)
+                .orElse(base.waitForBackend());
         return new SiteTraffic(compress, balancing, requestHeaders, responseHeaders, security, redirect, respond,
                 access, rateLimit, base.readTimeout(), base.writeTimeout(), base.websocketIdle(),
-                base.keepAliveIdle());
+                base.keepAliveIdle(), files, forwardAuth, maintenance, errorPages, wait);
+    }
+
+    /** {@code wait_for_backend: 10s} or {@code {for: 10s, max_requests: 256}}. */
+    private Optional<BackendWait> backendWait(Field section) {
+        Field time = section;
+        Optional<Integer> max = Optional.of(BackendWait.DEFAULT_MAX_REQUESTS);
+        if (section.value() instanceof MappingNode) {
+            Map<String, Field> fields = walker.fields(section.value(), section.path(),
+                    "a duration such as 10s, or {for: 10s, max_requests: 256}", WAIT);
+            time = fields.get("for");
+            if (time == null) {
+                walker.error(section.keyNode(), section.path(), "missing \"for\": how long a request may wait, "
+                        + "as in {for: 10s}");
+                return Optional.empty();
+            }
+            max = field(fields, "max_requests")
+                    .map(f -> values.integer(f, "a whole number such as 256", 1, 100_000))
+                    .orElse(max);
+        }
+        Field timeField = time;
+        Optional<Duration> wait = values.duration(time).filter(w -> {
+            if (w.compareTo(MAX_WAIT) > 0) {
+                walker.error(timeField.value(), timeField.path(), "too long; a request waits at most 5m for a "
+                        + "backend (a client would have given up)");
+                return false;
+            }
+            return true;
+        });
+        return wait.isPresent() && max.isPresent() ? Optional.of(new BackendWait(wait.get(), max.get()))
+                : Optional.empty();
     }
 
     private static Optional<Field> field(Map<String, Field> fields, String key) {

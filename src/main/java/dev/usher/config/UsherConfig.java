@@ -25,11 +25,15 @@ import java.util.List;
  * @param labelSites where each site announced by container labels comes from; those sites are in {@code sites} too
  *                 (after the file's). Empty for a config as read from the file ({@link LabelSites} adds them)
  * @param streams  the TCP and UDP ports relayed as they are ({@code streams:}), in file order
+ * @param errorPages the top-level {@code error_pages:} (for requests that match no site; every site carries them
+ *                 under its own in its traffic options)
+ * @param crowdsec  the CrowdSec local API whose bans Usher enforces ({@code crowdsec:}), or null when off
  */
 public record UsherConfig(String source, Listen listen, Path dataDir, Timeouts timeouts, Limits limits,
                           List<Site> sites, List<Cidr> trustedProxies, AcmeSettings acme, ListenAddress admin,
                           AccessLogSetting accessLog, String adminSecret, DockerSetting docker,
-                          List<LabelSite> labelSites, List<StreamSetting> streams) {
+                          List<LabelSite> labelSites, List<StreamSetting> streams, ErrorPageSet errorPages,
+                          CrowdSecSetting crowdsec) {
     /** The admin endpoint's default address. */
     public static final ListenAddress DEFAULT_ADMIN = new ListenAddress("127.0.0.1", 2019);
 
@@ -60,13 +64,13 @@ public record UsherConfig(String source, Listen listen, Path dataDir, Timeouts t
                 null, List.of());
     }
 
-    /** A config without streams. */
+    /** A config without streams, top-level error pages or CrowdSec. */
     public UsherConfig(String source, Listen listen, Path dataDir, Timeouts timeouts, Limits limits,
                        List<Site> sites, List<Cidr> trustedProxies, AcmeSettings acme, ListenAddress admin,
                        AccessLogSetting accessLog, String adminSecret, DockerSetting docker,
                        List<LabelSite> labelSites) {
         this(source, listen, dataDir, timeouts, limits, sites, trustedProxies, acme, admin, accessLog, adminSecret,
-                docker, labelSites, List.of());
+                docker, labelSites, List.of(), ErrorPageSet.NONE, null);
     }
 
     public UsherConfig {
@@ -74,6 +78,7 @@ public record UsherConfig(String source, Listen listen, Path dataDir, Timeouts t
         trustedProxies = List.copyOf(trustedProxies);
         labelSites = List.copyOf(labelSites);
         streams = List.copyOf(streams);
+        errorPages = errorPages == null ? ErrorPageSet.NONE : errorPages;
     }
 
     /** This config with {@code more} sites announced by labels, after the file's, and where they come from. */
@@ -81,7 +86,7 @@ public record UsherConfig(String source, Listen listen, Path dataDir, Timeouts t
         List<Site> all = new java.util.ArrayList<>(sites);
         all.addAll(more);
         return new UsherConfig(source, listen, dataDir, timeouts, limits, all, trustedProxies, acme, admin, accessLog,
-                adminSecret, docker, origins, streams);
+                adminSecret, docker, origins, streams, errorPages, crowdsec);
     }
 
     /** Where the site {@code name} comes from when labels announced it; empty for a site of the file. */

@@ -169,6 +169,28 @@ final class Values {
         }));
     }
 
+    /**
+     * A file or folder path, resolved against {@code baseDir} (the config file's folder) when relative, and
+     * normalised; its existence is the caller's to check.
+     */
+    Optional<java.nio.file.Path> path(NodeWalker.Field field, java.nio.file.Path baseDir, String expected) {
+        return walker.text(field.value(), field.path(), expected, NodeWalker.STRING)
+                .flatMap(text -> parse(field.value(), field.path(), () -> {
+                    String trimmed = text.strip();
+                    if (trimmed.isEmpty()) {
+                        throw new BadValue("the path is empty; expected " + expected);
+                    }
+                    if (trimmed.indexOf('\0') >= 0) {
+                        throw new BadValue("a path cannot contain a NUL character");
+                    }
+                    try {
+                        return baseDir.resolve(trimmed).toAbsolutePath().normalize();
+                    } catch (java.nio.file.InvalidPathException e) {
+                        throw new BadValue("invalid path \"" + trimmed + "\": " + e.getReason());
+                    }
+                }));
+    }
+
     /** Runs {@code parser}; when it fails, records its message at {@code node} and gives nothing. */
     <T> Optional<T> parse(Node node, YamlPath path, Parser<T> parser) {
         try {

@@ -2,6 +2,7 @@ package dev.usher.docker;
 
 import dev.usher.config.DiscoveredContainer;
 import dev.usher.json.JsonReader;
+import dev.usher.net.Backoff;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;

@@ -103,6 +103,8 @@ public final class RequestRecorder extends ChannelDuplexHandler {
             if (msg instanceof HttpContent content && trace.status != 0) {
                 trace.bytesOut += content.content().readableBytes();
                 end |= msg instanceof LastHttpContent;
+            } else if (msg instanceof io.netty.channel.FileRegion region && trace.status != 0) {
+                trace.bytesOut += region.count(); // a file sent by zero-copy transfer
             }
             if (end) {
                 ended();

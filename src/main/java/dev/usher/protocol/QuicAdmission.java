@@ -43,7 +43,10 @@ final class QuicAdmission extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         handshakeOver();
-        if (!limiter.admit(ctx.channel())) {
+        // A QUIC connection's own remote address is a connection ID; the client's is the UDP peer's.
+        java.net.SocketAddress peer = ctx.channel() instanceof io.netty.handler.codec.quic.QuicChannel quic
+                ? quic.remoteSocketAddress() : ctx.channel().remoteAddress();
+        if (!limiter.admit(ctx.channel(), peer)) {
             ctx.close();
             return;
         }

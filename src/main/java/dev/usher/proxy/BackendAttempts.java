@@ -43,6 +43,7 @@ final class BackendAttempts {
 
     private final ProxyExchange exchange;
     private final Route route;
+    private final UpstreamGroup group;
     private final InetAddress client;
     /** Where the backend and its answer are noted for the access log and metrics, or null. */
     private final RequestTrace trace;
@@ -61,8 +62,15 @@ final class BackendAttempts {
     /** @param exchange told of each connection, or that none could be had */
     BackendAttempts(ProxyExchange exchange, Route route, InetAddress client, HttpRequest request, RequestShape shape,
                     RequestTrace trace) {
+        this(exchange, route, route.upstreams(), client, request, shape, trace);
+    }
+
+    /** @param group the backends tried: the site's, or its auth server for the outpost path */
+    BackendAttempts(ProxyExchange exchange, Route route, UpstreamGroup group, InetAddress client,
+                    HttpRequest request, RequestShape shape, RequestTrace trace) {
         this.exchange = exchange;
         this.route = route;
+        this.group = group;
         this.client = client;
         this.trace = trace;
         this.replayable = !shape.hasBody() && isIdempotent(request);
@@ -71,7 +79,6 @@ final class BackendAttempts {
 
     /** Starts an attempt on the next backend; false when every backend is down or was tried already. */
     boolean pick() {
-        UpstreamGroup group = route.upstreams();
         UpstreamPool next = group.pick(client, tried == null ? List.of() : tried);
         if (next == null) {
             return false;
@@ -113,8 +120,8 @@ final class BackendAttempts {
             return; // the client left meanwhile: nothing to report
         }
         Throwable cause = f.cause();
-        LOG.log(Level.INFO, "{0}: cannot connect to backend {1}: {2}", route.site().name(), pool.address(),
-                cause instanceof SSLException ? cause.getMessage() : cause);
+        LOG.log(exchange.waiting() ? Level.DEBUG : Level.INFO, "{0}: cannot connect to backend {1}: {2}",
+                route.site().name(), pool.address(), cause instanceof SSLException ? cause.getMessage() : cause);
         if (tryAnother()) {
             connect(loop, false);
         } else {
@@ -125,7 +132,7 @@ final class BackendAttempts {
 
     /** The backend answered (whatever the status: a backend that answers is up). */
     void answered() {
-        route.upstreams().succeeded(pool);
+        group.succeeded(pool);
         if (trace != null) {
             trace.upstreamAnswered();
         }
@@ -133,7 +140,7 @@ final class BackendAttempts {
 
     /** The backend did not answer within the response timeout. */
     void timedOut() {
-        route.upstreams().failed(pool);
+        group.failed(pool);
     }
 
     /**
@@ -156,22 +163,36 @@ final class BackendAttempts {
             return tryAnother() ? Retry.ELSEWHERE : Retry.NONE;
         }
         if (!reused) {
-            route.upstreams().failed(pool);
+            group.failed(pool);
         }
         return Retry.NONE;
+    }
+
+    /** True for a bodiless idempotent request, which may go to a backend again after one failed it. */
+    boolean replayable() {
+        return replayable;
+    }
+
+    /**
+     * Forgets which backends failed this request, so that all of them may be tried again (a request waiting for
+     * its site's backends to come back).
+     */
+    void startOver() {
+        end();
+        tried = null;
     }
 
     /** The attempt is over, whatever its outcome: its in-flight count ends (once). */
     void end() {
         if (counted) {
             counted = false;
-            route.upstreams().requestEnded(pool);
+            group.requestEnded(pool);
         }
     }
 
     /** This attempt's backend failed before answering: counted against it, and the next backend picked if any. */
     private boolean tryAnother() {
-        route.upstreams().failed(pool);
+        group.failed(pool);
         end();
         if (tried == null) {
             tried = new ArrayList<>(2);

@@ -1,5 +1,8 @@
 package dev.usher.proxy;
 
+import dev.usher.config.ErrorPage;
+import dev.usher.config.ErrorPageSet;
+import dev.usher.rules.PageResponses;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -13,10 +16,17 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Usher's own answers (404 for an unknown site, 502/504 when a backend fails, 4xx for bad requests): small pages
- * that say what happened in plain words and name nothing internal (no backend address, no stack, no version).
+ * that say what happened in plain words and name nothing internal (no backend address, no stack, no version), or
+ * the site's (or the server's) own page for the status from {@code error_pages:}.
  */
 public final class ErrorPages {
     private ErrorPages() {
+    }
+
+    /** The page {@code pages} has for {@code status}, else the built-in one. */
+    public static FullHttpResponse response(HttpResponseStatus status, boolean close, ErrorPageSet pages) {
+        ErrorPage page = pages.forStatus(status.code());
+        return page != null ? PageResponses.of(page, status, close) : response(status, close);
     }
 
     /** A complete response for {@code status}; {@code close} adds {@code Connection: close}. */

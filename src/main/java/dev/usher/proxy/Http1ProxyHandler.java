@@ -58,7 +58,7 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
     private final ArrayDeque<Object> later = new ArrayDeque<>(2);
     private ChannelHandlerContext ctx;
     private RequestDispatch dispatch;
-    private ProxyExchange exchange;
+    private Exchange exchange;
     private ResponseTimer responseTimer;
     private boolean closing;
     /** Usher is stopping: no request after the current one (see {@link DrainEvent}). */
@@ -143,9 +143,9 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
         closing = true;
         responseTimer.close();
         releaseLater();
-        ProxyExchange gone = exchange; // cleared first: the teardown may call back into this handler
+        Exchange gone = exchange; // cleared first: the teardown may call back into this handler
         exchange = null;
-        ProxyExchange.abandon(gone);
+        Exchange.abandon(gone);
         ctx.fireChannelInactive();
     }
 
@@ -232,7 +232,7 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
     }
 
     @Override
-    public void exchangeStarted(ProxyExchange started) {
+    public void exchangeStarted(Exchange started) {
         exchange = started;
         if (started.hasBody()) {
             timeouts.awaitBody(started.readTimeoutNanos(), started::waitingOnClient);
@@ -240,7 +240,7 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
     }
 
     /** The exchange under way, or null (for tests of its phases). */
-    ProxyExchange exchange() {
+    Exchange exchange() {
         return exchange;
     }
 
@@ -252,6 +252,11 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
     @Override
     public boolean isHttps() {
         return dispatch.isHttps();
+    }
+
+    @Override
+    public boolean zeroCopy() {
+        return !dispatch.isHttps();
     }
 
     /**
@@ -281,7 +286,7 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
 
     /** Answers the current request locally, with no exchange; closes after it when {@code close}. */
     void respond(HttpResponseStatus status, boolean close) {
-        respond(ErrorPages.response(status, close), close);
+        dispatch.respond(status, close);
     }
 
     /** Answers the current request with {@code response}; closes after it when {@code close}. */
@@ -304,7 +309,7 @@ public final class Http1ProxyHandler extends ChannelInboundHandlerAdapter implem
 
     /** Called by the exchange when its response has been written in full (or it was answered locally). */
     @Override
-    public void exchangeDone(ProxyExchange done, boolean closeConnection) {
+    public void exchangeDone(Exchange done, boolean closeConnection) {
         if (exchange != done) {
             return;
         }

@@ -50,7 +50,7 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
     private final StreamProtocol protocol;
     private ChannelHandlerContext ctx;
     private RequestDispatch dispatch;
-    private ProxyExchange exchange;
+    private Exchange exchange;
     private StreamBodyTimeout bodyTimeout;
     /** The request head arrived; anything after it belongs to the exchange, or is dropped. */
     private boolean started;
@@ -250,9 +250,9 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
         bodyTimeout.stop();
         // The stream ended: normally after the response, or early by a client RST_STREAM, a GOAWAY or the
         // connection closing. An exchange still running is abandoned and its backend connection closed.
-        ProxyExchange gone = exchange; // cleared first: the teardown may call back into this handler
+        Exchange gone = exchange; // cleared first: the teardown may call back into this handler
         exchange = null;
-        ProxyExchange.abandon(gone);
+        Exchange.abandon(gone);
         ctx.fireChannelInactive();
     }
 
@@ -265,6 +265,11 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
     @Override
     public boolean isHttps() {
         return true;
+    }
+
+    @Override
+    public boolean zeroCopy() {
+        return false; // frames over TLS or QUIC: every byte goes through the stream's codec
     }
 
     @Override
@@ -283,7 +288,7 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
      */
 
     /** The exchange under way, or null (for tests of its phases). */
-    ProxyExchange exchange() {
+    Exchange exchange() {
         return exchange;
     }
 
@@ -294,7 +299,7 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
     }
 
     @Override
-    public void exchangeStarted(ProxyExchange started) {
+    public void exchangeStarted(Exchange started) {
         exchange = started;
         if (started.hasBody()) {
             bodyTimeout.start(started.readTimeoutNanos(), started::waitingOnClient);
@@ -302,7 +307,7 @@ public final class Http2StreamProxyHandler extends ChannelInboundHandlerAdapter 
     }
 
     @Override
-    public void exchangeDone(ProxyExchange done, boolean closeConnection) {
+    public void exchangeDone(Exchange done, boolean closeConnection) {
         if (exchange == done) {
             exchange = null;
         }

@@ -3,6 +3,7 @@ package dev.usher.proxy;
 import dev.usher.observe.RequestTrace;
 import dev.usher.route.Route;
 import dev.usher.upstream.UpstreamConnection;
+import dev.usher.upstream.UpstreamGroup;
 import dev.usher.upstream.UpstreamListener;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -34,7 +35,7 @@ import java.net.InetAddress;
  *
  * <p>Threading: confined to the client's event loop (the backend connection lives on the same loop).
  */
-final class ProxyExchange implements UpstreamListener {
+final class ProxyExchange implements Exchange, UpstreamListener {
     private static final System.Logger LOG = System.getLogger(ProxyExchange.class.getName());
 
     private final ClientSide handler;
@@ -57,16 +58,23 @@ final class ProxyExchange implements UpstreamListener {
     private boolean backendReusable = true;
     /** Made when the client first stops reading its response; null until then. */
     private WriteStallTimer writeStall;
+    /** Made when the request first has to wait for a backend ({@code wait_for_backend:}); null until then. */
+    private BackendWaiter waiter;
+    /** The backend's status being replaced by the site's page, while {@link ResponsePhase#REPLACING}. */
+    private HttpResponseStatus replaced;
+    private final UpstreamGroup group;
 
-    ProxyExchange(ClientSide handler, ChannelHandlerContext ctx, Route route, HttpRequest request,
-                  InetAddress clientAddress, RequestShape shape, RequestTrace trace) {
+    /** @param group where the request goes: the site's backends, or its auth server for Authentik's outpost path */
+    ProxyExchange(ClientSide handler, ChannelHandlerContext ctx, Route route, UpstreamGroup group,
+                  HttpRequest request, InetAddress clientAddress, RequestShape shape, RequestTrace trace) {
         this.handler = handler;
         this.ctx = ctx;
         this.route = route;
         this.request = request;
         this.shape = shape;
         this.forwarded = new ForwardedRequest(request);
-        this.attempts = new BackendAttempts(this, route, clientAddress, request, shape, trace);
+        this.group = group;
+        this.attempts = new BackendAttempts(this, route, group, clientAddress, request, shape, trace);
         this.https = handler.isHttps();
         this.responseTimer = handler.responseTimer();
     }
@@ -77,7 +85,8 @@ final class ProxyExchange implements UpstreamListener {
     }
 
     /** How long the client connection may then wait for its next request: the site's keep-alive idle timeout. */
-    long keepAliveIdleNanos() {
+    @Override
+    public long keepAliveIdleNanos() {
         return route.site().traffic().keepAliveIdle().toNanos();
     }
 
@@ -85,22 +94,26 @@ final class ProxyExchange implements UpstreamListener {
      * Usher is stopping: this response ends the connection. A response head not yet sent says so with
      * {@code Connection: close}; one already sent is simply followed by the close.
      */
-    void closeAfterResponse() {
+    @Override
+    public void closeAfterResponse() {
         closeClientAfter = true;
     }
 
     /** True when a body follows the request head. */
-    boolean hasBody() {
+    @Override
+    public boolean hasBody() {
         return shape.hasBody();
     }
 
     /** The site's read timeout: the longest pause allowed while the request body is being read. */
-    long readTimeoutNanos() {
+    @Override
+    public long readTimeoutNanos() {
         return route.site().traffic().readTimeout().toNanos();
     }
 
     /** True once the client's whole request (head and body) has arrived. */
-    boolean requestReceived() {
+    @Override
+    public boolean requestReceived() {
         return forwarded.received();
     }
 
@@ -113,26 +126,68 @@ final class ProxyExchange implements UpstreamListener {
      * True when the client connection may already read what follows this request: the request is in, and the
      * connection stays an HTTP/1.1 keep-alive connection (not an upgrade, whose early bytes belong to the tunnel).
      */
-    boolean mayReadAhead() {
+    @Override
+    public boolean mayReadAhead() {
         return forwarded.received() && shape.keepAlive() && !shape.upgrade() && !closeClientAfter && ending == null;
     }
 
     /** True while the exchange waits for more of the request body from the client (for its read timeout). */
-    boolean waitingOnClient() {
+    @Override
+    public boolean waitingOnClient() {
         return !forwarded.received() && forwarded.phase().headSent() && upstream != null
                 && upstream.channel().isWritable() && ending == null;
     }
 
-    void start() {
+    @Override
+    public void start() {
         if (ending != null) {
             return; // the client left while its credentials were being checked
         }
         if (!attempts.pick()) {
             LOG.log(Level.INFO, "{0}: no backend available", route.site().name());
-            fail(HttpResponseStatus.SERVICE_UNAVAILABLE);
+            waitOrFail(HttpResponseStatus.SERVICE_UNAVAILABLE);
             return;
         }
         attempts.connect(ctx.channel().eventLoop(), false);
+    }
+
+    /**
+     * Every backend is down: with {@code wait_for_backend:} the request tries again a little later, until its wait
+     * is over or while the site has room for waiting requests; otherwise (or then) it is answered {@code status}.
+     */
+    private void waitOrFail(HttpResponseStatus status) {
+        if (ending == null && group == route.upstreams() && route.site().traffic().waitForBackend() != null) {
+            if (waiter == null) {
+                waiter = new BackendWaiter(ctx.executor(), group, route.site().traffic().waitForBackend());
+            }
+            boolean first = !waiter.waited();
+            if (waiter.retryLater(this::tryAgain)) {
+                if (first) {
+                    LOG.log(Level.DEBUG, "{0}: waiting for a backend to come back", route.site().name());
+                }
+                return;
+            }
+            waiter.done();
+        }
+        fail(status);
+    }
+
+    /** The next try of a waiting request: every backend again, on new connections. */
+    private void tryAgain() {
+        if (ending != null) {
+            return;
+        }
+        attempts.startOver();
+        if (!attempts.pick()) {
+            waitOrFail(HttpResponseStatus.SERVICE_UNAVAILABLE);
+            return;
+        }
+        attempts.connect(ctx.channel().eventLoop(), true);
+    }
+
+    /** True while the request waits for a backend to come back: its failed tries are not worth a log line each. */
+    boolean waiting() {
+        return waiter != null && waiter.waited();
     }
 
     /** A connection to the attempt's backend is there (from {@link BackendAttempts#connect}). */
@@ -141,19 +196,23 @@ final class ProxyExchange implements UpstreamListener {
             conn.release();
             return;
         }
+        if (waiter != null) {
+            waiter.done();
+        }
         upstream = conn;
         conn.attach(this);
         pump();
     }
 
-    /** No backend could be connected to: answered with {@code status}. */
+    /** No backend could be connected to: answered with {@code status} (or waited for). */
     void unreachable(HttpResponseStatus status) {
-        fail(status);
+        waitOrFail(status);
     }
 
     // ---------------------------------------------------------------- client → backend
 
-    void clientContent(HttpContent content) {
+    @Override
+    public void clientContent(HttpContent content) {
         if (content.decoderResult().isFailure()) {
             content.release();
             fail(HttpResponseStatus.BAD_REQUEST);
@@ -174,7 +233,8 @@ final class ProxyExchange implements UpstreamListener {
     }
 
     /** End of a client read batch: the head may go now, and more is read if the backend keeps up. */
-    void clientReadComplete() {
+    @Override
+    public void clientReadComplete() {
         forwarded.readComplete();
         pump();
     }
@@ -238,7 +298,6 @@ final class ProxyExchange implements UpstreamListener {
                 }
             }
             case FINAL -> {
-                responsePhase = ResponsePhase.STREAMING;
                 attempts.answered();
                 armResponseTimer();
                 upstream.keepAliveTimeout(response.headers().get(HttpHeaderNames.KEEP_ALIVE));
@@ -246,6 +305,12 @@ final class ProxyExchange implements UpstreamListener {
                         closeClientAfter);
                 backendReusable = afterwards.backendReusable();
                 closeClientAfter = !afterwards.clientStaysOpen();
+                if (replacesWithPage(response.status())) {
+                    responsePhase = ResponsePhase.REPLACING;
+                    replaced = response.status();
+                    return;
+                }
+                responsePhase = ResponsePhase.STREAMING;
                 route.rules().editResponse(response.headers(), https);
                 if (!(response instanceof LastHttpContent)) {
                     ctx.write(response, ctx.voidPromise());
@@ -254,11 +319,24 @@ final class ProxyExchange implements UpstreamListener {
         }
     }
 
+    /** True when the site's {@code error_pages: {intercept: true}} has a page for this backend 5xx. */
+    private boolean replacesWithPage(HttpResponseStatus status) {
+        var pages = route.site().traffic().errorPages();
+        return pages.intercept() && status.code() >= 500 && pages.forStatus(status.code()) != null;
+    }
+
     private void responseContent(HttpContent content) {
         boolean last = content instanceof LastHttpContent;
         if (responsePhase == ResponsePhase.INTERIM && last) {
             responsePhase = ResponsePhase.AWAITING_HEAD;
             content.release();
+            return;
+        }
+        if (responsePhase == ResponsePhase.REPLACING) {
+            content.release();
+            if (last) {
+                sendReplacement();
+            }
             return;
         }
         if (!last) {
@@ -279,6 +357,17 @@ final class ProxyExchange implements UpstreamListener {
         handler.exchangeDone(this, close);
     }
 
+    /** The backend's 5xx body is all read (and dropped): the site's page goes to the client in its place. */
+    private void sendReplacement() {
+        responsePhase = ResponsePhase.DONE;
+        boolean close = closeClientAfter || !forwarded.received();
+        end(Ending.COMPLETED);
+        FullHttpResponse page = ErrorPages.response(replaced, close, route.site().traffic().errorPages());
+        route.rules().editResponse(page.headers(), https);
+        handler.respond(page, close);
+        handler.exchangeDone(this, close);
+    }
+
     @Override
     public void upstreamReadComplete() {
         ctx.flush();
@@ -287,7 +376,8 @@ final class ProxyExchange implements UpstreamListener {
         }
     }
 
-    void clientWritabilityChanged(boolean writable) {
+    @Override
+    public void clientWritabilityChanged(boolean writable) {
         if (writable) {
             if (writeStall != null) {
                 writeStall.writable();
@@ -340,10 +430,24 @@ final class ProxyExchange implements UpstreamListener {
             cut(Ending.BACKEND_FAILED);
             return;
         }
-        switch (attempts.closedBeforeAnswer(reused, forwarded.phase() == RequestPhase.SENT)) {
+        if (responsePhase == ResponsePhase.REPLACING) {
+            fail(HttpResponseStatus.BAD_GATEWAY); // it had answered: nothing to try again
+            return;
+        }
+        boolean wholeSent = forwarded.phase() == RequestPhase.SENT;
+        switch (attempts.closedBeforeAnswer(reused, wholeSent)) {
             case SAME_BACKEND -> resend(true);
             case ELSEWHERE -> resend(false);
-            case NONE -> fail(HttpResponseStatus.BAD_GATEWAY);
+            case NONE -> {
+                if (attempts.replayable() && wholeSent) {
+                    forwarded.again(); // a backend going down under it: the request may wait for its return
+                    waitOrFail(HttpResponseStatus.BAD_GATEWAY);
+                } else if (!forwarded.phase().headSent()) {
+                    waitOrFail(HttpResponseStatus.BAD_GATEWAY);
+                } else {
+                    fail(HttpResponseStatus.BAD_GATEWAY);
+                }
+            }
         }
     }
 
@@ -376,14 +480,15 @@ final class ProxyExchange implements UpstreamListener {
         }
         end(Ending.LOCAL_ANSWER);
         boolean close = !forwarded.received() || !shape.keepAlive() || status.code() == 400;
-        FullHttpResponse page = ErrorPages.response(status, close);
+        FullHttpResponse page = ErrorPages.response(status, close, route.site().traffic().errorPages());
         route.rules().editResponse(page.headers(), https);
         handler.respond(page, close);
         handler.exchangeDone(this, close);
     }
 
     /** Ends the exchange before it started, with a local answer from the site's rules (e.g. a 401). */
-    void reject(FullHttpResponse answer) {
+    @Override
+    public void reject(FullHttpResponse answer) {
         if (ending != null) {
             answer.release();
             return;
@@ -399,21 +504,16 @@ final class ProxyExchange implements UpstreamListener {
      * while no response has begun, a cut client side otherwise. Either way the backend connection, which holds half
      * a request, is closed.
      */
-    void clientStalled() {
+    @Override
+    public void clientStalled() {
         LOG.log(Level.DEBUG, "{0}: request body stalled for {1}", route.site().name(),
                 route.site().traffic().readTimeout());
         fail(HttpResponseStatus.REQUEST_TIMEOUT);
     }
 
-    /** The client of {@code exchange} went away, when there is one running (null: none). */
-    static void abandon(ProxyExchange exchange) {
-        if (exchange != null) {
-            exchange.clientClosed();
-        }
-    }
-
     /** The client went away: whatever the backend connection is in the middle of, it cannot be reused. */
-    void clientClosed() {
+    @Override
+    public void clientClosed() {
         if (ending == null) {
             end(Ending.CLIENT_GONE);
         }
@@ -438,6 +538,9 @@ final class ProxyExchange implements UpstreamListener {
         }
         forwarded.discard();
         attempts.end();
+        if (waiter != null) {
+            waiter.done();
+        }
         UpstreamConnection conn = upstream;
         upstream = null;
         if (conn == null) {

@@ -5,6 +5,8 @@ import dev.usher.observe.RequestTrace;
 import dev.usher.config.Cidr;
 import dev.usher.route.PathRoute;
 import dev.usher.route.RequestPaths;
+import dev.usher.config.ErrorPageSet;
+import dev.usher.config.Serves;
 import dev.usher.route.Route;
 import dev.usher.route.RouteTable;
 import dev.usher.route.RouteTableHolder;
@@ -26,10 +28,11 @@ import java.net.SocketAddress;
 import java.util.List;
 
 /**
- * The per-request part of proxying, shared by HTTP/1.1 and HTTP/2: once a protocol handler has checked a request
- * head by its own rules and knows the host, this routes it (404 for an unknown host), applies the site's body limit
- * and rules (local answers, basic auth off the event loop), rewrites the head for the backend (hop-by-hop headers
- * out, forwarding headers and edits in) and starts a {@link ProxyExchange}.
+ * The per-request part of serving, shared by HTTP/1.1, HTTP/2 and HTTP/3: once a protocol handler has checked a
+ * request head by its own rules and knows the host, this routes it (404 for an unknown host), applies the site's
+ * body limit and rules (local answers; basic auth and forward auth off the event loop), and starts what the site
+ * serves with ({@link dev.usher.config.Serving}): a {@link ProxyExchange} to its backends (after rewriting the head:
+ * hop-by-hop headers out, forwarding headers and edits in) or a {@link FileExchange} from its folder.
  *
  * <p>One instance per HTTP/1.1 connection or per HTTP/2 stream. Threading: the client channel's event loop only.
  */
@@ -94,17 +97,18 @@ final class RequestDispatch {
         if (trace != null) {
             trace.site(route.site());
         }
+        ErrorPageSet pages = route.site().traffic().errorPages();
         long maxBody = route.site().maxBody();
         if (maxBody > 0 && HttpUtil.getContentLength(request, 0L) > maxBody) {
-            respond(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, true);
+            side.respond(ErrorPages.response(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, true, pages), true);
             return;
         }
         SiteRules rules = route.rules();
         ctx.channel().attr(Http1ProxyHandler.COMPRESS).set(rules.compress());
         InetAddress client = peer == null ? null : rules.clientAddress(peer, request.headers());
         boolean peerTrusted = peer != null && trusted(peer, table.config().trustedProxies());
-        // Only a site with basic auth may have to wait for a verdict; every other one is checked inline, without
-        // a future per request.
+        // Only a site with basic auth or forward auth may have to wait for a verdict; every other one is checked
+        // inline, without a future per request.
         Future<FullHttpResponse> verdict = rules.needsAsync()
                 ? rules.checkAsync(request, client, scheme, keepAlive && !hasBody, ctx.executor())
                 : null;
@@ -115,30 +119,32 @@ final class RequestDispatch {
             side.respond(answer, hasBody || !keepAlive);
             return;
         }
-        if (route.upstreams() == null) {
+        Route chosen = route; // final, for the verdict's listener
+        Exchange started = exchangeFor(route, request, client, shape, trace);
+        if (started == null) {
             // A site made only of paths answers what none of them matches with a 404.
-            respond(route.site().forwards() ? HttpResponseStatus.BAD_GATEWAY : HttpResponseStatus.NOT_FOUND,
+            HttpResponseStatus status = route.site().serves() instanceof Serves.Nothing
+                    ? HttpResponseStatus.NOT_FOUND : HttpResponseStatus.BAD_GATEWAY;
+            side.respond(ErrorPages.response(status, hasBody || !keepAlive, pages),
                     hasBody || !keepAlive);
             return;
         }
-        ProxyExchange started = new ProxyExchange(side, ctx, route, request, client, shape, trace);
         side.exchangeStarted(started);
         if (verdict == null || verdict.isDone()) {
-            prepareForBackend(request, route, client, peerTrusted, shape.upgrade());
-            started.start();
+            begin(started, request, chosen, client, peerTrusted, shape.upgrade());
         } else {
-            // Basic auth being verified off the event loop: the exchange waits (its body, if any, queues up), and
-            // the request stays as the client sent it until the verdict (a redirect is built from it).
+            // A password or the auth server being asked off the event loop: the exchange waits (its body, if any,
+            // queues up), and the request stays as the client sent it until the verdict (a redirect is built from
+            // it, and forward auth sets the headers it copies on it).
             verdict.addListener(f -> {
                 FullHttpResponse later = verdict.getNow();
                 if (later != null) {
                     rules.editResponse(later.headers(), isHttps());
                     started.reject(later);
                 } else if (!f.isSuccess()) {
-                    started.reject(ErrorPages.response(HttpResponseStatus.SERVICE_UNAVAILABLE, true));
+                    started.reject(ErrorPages.response(HttpResponseStatus.SERVICE_UNAVAILABLE, true, pages));
                 } else {
-                    prepareForBackend(request, started.route(), client, peerTrusted, shape.upgrade());
-                    started.start();
+                    begin(started, request, chosen, client, peerTrusted, shape.upgrade());
                 }
             });
         }
@@ -182,9 +188,42 @@ final class RequestDispatch {
         return hit.route();
     }
 
-    /** Answers the current request locally with an error page; closes after it when {@code close}. */
+    /**
+     * What answers the request once the rules let it through: the site's backends, its folder, or (for
+     * Authentik's outpost path) its auth server; null when there is nothing to send it to.
+     */
+    private Exchange exchangeFor(Route route, HttpRequest request, InetAddress client, RequestShape shape,
+                                 RequestTrace trace) {
+        if (route.outpost() != null && route.rules().toAuthServer(request)) {
+            return new ProxyExchange(side, ctx, route, route.outpost(), request, client, shape, trace);
+        }
+        return switch (route.site().serves()) {
+            case Serves.Backends backends -> route.upstreams() == null ? null
+                    : new ProxyExchange(side, ctx, route, route.upstreams(), request, client, shape, trace);
+            case Serves.Files folder -> route.files() == null ? null
+                    : new FileExchange(side, ctx, route, request, shape);
+            // Redirects and fixed answers are the rules' own answers: reaching here means a rule let one through.
+            case Serves.RedirectTo redirect -> null;
+            case Serves.Answer fixed -> null;
+            case Serves.Nothing nothing -> null;
+        };
+    }
+
+    /** Starts {@code started}: a request for a backend gets its head rewritten first. */
+    private void begin(Exchange started, HttpRequest request, Route route, InetAddress client,
+                       boolean peerTrusted, boolean upgrade) {
+        if (started instanceof ProxyExchange) {
+            prepareForBackend(request, route, client, peerTrusted, upgrade);
+        }
+        started.start();
+    }
+
+    /**
+     * Answers the current request locally with an error page (the server's own {@code error_pages:} when set);
+     * closes after it when {@code close}.
+     */
     void respond(HttpResponseStatus status, boolean close) {
-        side.respond(ErrorPages.response(status, close), close);
+        side.respond(ErrorPages.response(status, close, routes.get().config().errorPages()), close);
     }
 
     /**

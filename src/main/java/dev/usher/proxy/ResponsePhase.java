@@ -8,6 +8,11 @@ enum ResponsePhase {
     INTERIM,
     /** The final head went to the client; the body follows. */
     STREAMING,
+    /**
+     * A backend's 5xx that the site's {@code error_pages: {intercept: true}} replaces: its body is read and dropped,
+     * then the site's page goes instead. Nothing of it reached the client.
+     */
+    REPLACING,
     /** The response went to the client in full. */
     DONE,
     /** A 101: both connections are a byte relay now. */

@@ -1,11 +1,15 @@
 package dev.usher.route;
 
+import dev.usher.config.Balancing;
+import dev.usher.config.ForwardAuth;
 import dev.usher.config.Site;
 import dev.usher.config.SitePath;
 import dev.usher.config.UsherConfig;
+import dev.usher.rules.AuthServer;
 import dev.usher.rules.RuleServices;
 import dev.usher.rules.SiteRules;
 import dev.usher.net.Transport;
+import dev.usher.statics.StaticFiles;
 import dev.usher.upstream.UpstreamGroup;
 import dev.usher.upstream.UpstreamPool;
 import dev.usher.upstream.UpstreamPools;
@@ -99,12 +103,7 @@ public final class RouteTable implements AutoCloseable {
             }
             Route route = special.apply(site);
             if (route == null) {
-                UpstreamGroup upstreams = group(site, null, pools, previous);
-                SiteRules rules = SiteRules.compile(site, config.trustedProxies(), services);
-                route = site.hasPaths()
-                        ? new Route(site, upstreams, rules, paths(site, upstreams, config, pools, services, previous),
-                                null)
-                        : new Route(site, upstreams, rules);
+                route = ownRoute(config, site, pools, services, previous);
             }
             if (site.wildcard()) {
                 wildcard.put(site.name().substring(2), route);
@@ -116,20 +115,43 @@ public final class RouteTable implements AutoCloseable {
     }
 
     /**
+     * A site's route as configured: its backends (kept from {@code previous} when unchanged), its folder, its rules
+     * with the forward-auth server they ask, that server as a backend for Authentik's outpost path, and its paths.
+     */
+    private static Route ownRoute(UsherConfig config, Site site, UpstreamPools pools, RuleServices services,
+                                  RouteTable previous) {
+        UpstreamGroup upstreams = group(site, null, pools, previous);
+        ForwardAuth forwardAuth = site.traffic().forwardAuth();
+        AuthServer auth = forwardAuth == null ? null
+                : new PooledAuthServer(pools.pool(forwardAuth.server()), site.connectTimeout(), forwardAuth);
+        UpstreamGroup outpost = forwardAuth == null || forwardAuth.outpostPath() == null ? null
+                : new UpstreamGroup(site.name(), List.of(pools.pool(forwardAuth.server())), Balancing.DEFAULTS);
+        StaticFiles files = site.traffic().files() == null ? null : new StaticFiles(site.traffic().files());
+        Route own = new Route(site, upstreams, SiteRules.compile(site, config.trustedProxies(), services, auth), null,
+                null, files, outpost);
+        return site.hasPaths() ? new Route(site, upstreams, own.rules(), paths(own, auth, config, pools, services,
+                previous), null, files, outpost) : own;
+    }
+
+    /**
      * The routes of a site's paths. A path that names no target of its own shares the site's backend group (and so
      * its health); one with its own backends gets its own group. Rate limits count per site, except on a path that
      * sets its own.
      */
-    private static PathTable paths(Site site, UpstreamGroup siteGroup, UsherConfig config, UpstreamPools pools,
+    private static PathTable paths(Route own, AuthServer auth, UsherConfig config, UpstreamPools pools,
                                    RuleServices services, RouteTable previous) {
+        Site site = own.site();
+        UpstreamGroup siteGroup = own.upstreams();
         List<PathRoute> routes = new ArrayList<>(site.paths().size());
         for (SitePath path : site.paths()) {
             Site seen = path.site();
             UpstreamGroup group = path.ownTarget() ? group(seen, path.pattern(), pools, previous) : siteGroup;
             boolean ownLimit = !java.util.Objects.equals(seen.traffic().rateLimit(), site.traffic().rateLimit());
             SiteRules rules = SiteRules.compile(seen, ownLimit ? site.name() + path.pattern() : site.name(),
-                    config.trustedProxies(), services);
-            routes.add(new PathRoute(path, new Route(seen, group, rules, null, path)));
+                    config.trustedProxies(), services, auth);
+            // A path inherits the site's folder unless it names its own target, and always its forward auth.
+            StaticFiles files = seen.traffic().files() == null ? null : own.files();
+            routes.add(new PathRoute(path, new Route(seen, group, rules, null, path, files, own.outpost())));
         }
         return new PathTable(routes);
     }
@@ -208,6 +230,9 @@ public final class RouteTable implements AutoCloseable {
             for (Route route : routes.values()) {
                 if (route.upstreams() != null) {
                     action.accept(route.upstreams());
+                }
+                if (route.outpost() != null) {
+                    action.accept(route.outpost());
                 }
                 if (route.paths() == null) {
                     continue;

@@ -1,5 +1,7 @@
 package dev.usher.rules;
 
+import dev.usher.config.ErrorPage;
+import dev.usher.config.ErrorPageSet;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -12,9 +14,10 @@ import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The small pages the rules answer with (403, 401, 429, 503), in the style of {@code dev.usher.proxy.ErrorPages}:
- * plain words, nothing internal. Kept here rather than calling ErrorPages because {@code proxy} depends on this
- * package, not the other way round. Bodies are built once and shared read-only by every response.
+ * The small pages the rules answer with (403, 401, 429, 502, 503, 504), in the style of
+ * {@code dev.usher.proxy.ErrorPages}: plain words, nothing internal; or the site's own page for the status from
+ * {@code error_pages:}. Kept here rather than calling ErrorPages because {@code proxy} depends on this package, not
+ * the other way round. Bodies are built once and shared read-only by every response.
  */
 final class LocalAnswers {
     private final byte[] forbidden = page(HttpResponseStatus.FORBIDDEN, "Your address may not use this site.");
@@ -24,27 +27,54 @@ final class LocalAnswers {
             "Too many requests from your address. Please wait a moment and try again.");
     private final byte[] busy = page(HttpResponseStatus.SERVICE_UNAVAILABLE,
             "The site is busy right now. Please try again in a moment.");
+    private final byte[] maintenance = page(HttpResponseStatus.SERVICE_UNAVAILABLE,
+            "The site is down for maintenance. Please come back in a few minutes.");
+    private final byte[] authUnreachable = page(HttpResponseStatus.BAD_GATEWAY,
+            "The sign-in service could not be reached.");
+    private final byte[] authTooSlow = page(HttpResponseStatus.GATEWAY_TIMEOUT,
+            "The sign-in service did not answer in time.");
 
-    FullHttpResponse forbidden(boolean keepAlive) {
-        return response(HttpResponseStatus.FORBIDDEN, forbidden, keepAlive);
+    FullHttpResponse forbidden(boolean keepAlive, ErrorPageSet pages) {
+        return response(HttpResponseStatus.FORBIDDEN, forbidden, keepAlive, pages);
     }
 
-    FullHttpResponse unauthorized(String challenge, boolean keepAlive) {
-        FullHttpResponse response = response(HttpResponseStatus.UNAUTHORIZED, unauthorized, keepAlive);
+    FullHttpResponse unauthorized(String challenge, boolean keepAlive, ErrorPageSet pages) {
+        FullHttpResponse response = response(HttpResponseStatus.UNAUTHORIZED, unauthorized, keepAlive, pages);
         response.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, challenge);
         return response;
     }
 
-    FullHttpResponse tooManyRequests(long retryAfterSeconds, boolean keepAlive) {
-        FullHttpResponse response = response(HttpResponseStatus.TOO_MANY_REQUESTS, tooMany, keepAlive);
+    FullHttpResponse tooManyRequests(long retryAfterSeconds, boolean keepAlive, ErrorPageSet pages) {
+        FullHttpResponse response = response(HttpResponseStatus.TOO_MANY_REQUESTS, tooMany, keepAlive, pages);
         response.headers().set(HttpHeaderNames.RETRY_AFTER, retryAfterSeconds);
         return response;
     }
 
-    FullHttpResponse busy(long retryAfterSeconds, boolean keepAlive) {
-        FullHttpResponse response = response(HttpResponseStatus.SERVICE_UNAVAILABLE, busy, keepAlive);
+    FullHttpResponse busy(long retryAfterSeconds, boolean keepAlive, ErrorPageSet pages) {
+        FullHttpResponse response = response(HttpResponseStatus.SERVICE_UNAVAILABLE, busy, keepAlive, pages);
         response.headers().set(HttpHeaderNames.RETRY_AFTER, retryAfterSeconds);
         return response;
+    }
+
+    /** 503 with Retry-After: the maintenance page, else the site's 503 page, else the built-in one. */
+    FullHttpResponse maintenance(long retryAfterSeconds, ErrorPage page, boolean keepAlive, ErrorPageSet pages) {
+        FullHttpResponse response = page != null
+                ? PageResponses.of(page, HttpResponseStatus.SERVICE_UNAVAILABLE, !keepAlive)
+                : response(HttpResponseStatus.SERVICE_UNAVAILABLE, maintenance, keepAlive, pages);
+        response.headers().set(HttpHeaderNames.RETRY_AFTER, retryAfterSeconds);
+        return response;
+    }
+
+    /** The auth server could not be asked (502) or did not answer in time (504): nothing gets through. */
+    FullHttpResponse authUnavailable(boolean timedOut, boolean keepAlive, ErrorPageSet pages) {
+        return timedOut ? response(HttpResponseStatus.GATEWAY_TIMEOUT, authTooSlow, keepAlive, pages)
+                : response(HttpResponseStatus.BAD_GATEWAY, authUnreachable, keepAlive, pages);
+    }
+
+    private static FullHttpResponse response(HttpResponseStatus status, byte[] page, boolean keepAlive,
+                                             ErrorPageSet pages) {
+        ErrorPage own = pages.forStatus(status.code());
+        return own != null ? PageResponses.of(own, status, !keepAlive) : response(status, page, keepAlive);
     }
 
     private static FullHttpResponse response(HttpResponseStatus status, byte[] page, boolean keepAlive) {

@@ -25,6 +25,8 @@ public final class RuleServices implements AutoCloseable {
     final AuthCache authCache = new AuthCache();
     final PasswordVerifier verifier;
     final LocalAnswers answers = new LocalAnswers();
+    /** CrowdSec's bans: replaced by the decision stream, read by every site's rules and every listener. */
+    public final Bans bans = new Bans();
     /**
      * Rate-limit buckets are keyed by site name, not by compiled object, so they carry over a reload. 0 is the
      * attempt limiter's space; sites start at 1. Grows only with distinct site names ever configured.

@@ -2,8 +2,10 @@ package dev.usher.rules;
 
 import dev.usher.config.Access;
 import dev.usher.config.Cidr;
+import dev.usher.config.ErrorPageSet;
 import dev.usher.config.Site;
 import dev.usher.config.SiteTraffic;
+import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
@@ -20,15 +22,17 @@ import java.util.concurrent.RejectedExecutionException;
  * Everything a site does to a request before (or instead of) forwarding it, compiled once per site per config
  * generation. Thread-safe: every field is immutable, shared state lives in {@link RuleServices}.
  *
- * <p>Checks run in this order, the first that answers wins: allow/deny (403), rate limit (429 with Retry-After),
- * basic auth (401, or 429 when one address tries too many passwords, or 503 when the password checker is
- * saturated), redirect, fixed answer. Null means: go on and forward.
+ * <p>Checks run in this order, the first that answers wins: a CrowdSec ban (403), allow/deny (403), rate limit (429
+ * with Retry-After), maintenance (503 with Retry-After, except for its allowed networks), basic auth (401, or 429
+ * when one address tries too many passwords, or 503 when the password checker is saturated), forward auth (the auth
+ * server's own answer, or 502/504 when it cannot be asked), redirect, fixed answer. Null means: go on and forward.
  *
- * <p>Calling: bcrypt must never run on an event loop, so a site with basic auth may have to wait for a password
- * check. Such a site reports {@link #needsAsync()} and must be checked with {@link #checkAsync}; every other site
- * may use {@link #check}, which never allocates for a site without rules. {@code checkAsync} works for every site
- * and completes inline whenever no bcrypt is needed (no auth, a refusal before auth, a recently verified
- * password), so a caller may also always use it and look at {@link Future#isDone()}.
+ * <p>Calling: bcrypt must never run on an event loop, nor may a loop wait for an auth server, so a site with basic
+ * auth or forward auth may have to wait for a verdict. Such a site reports {@link #needsAsync()} and must be checked
+ * with {@link #checkAsync}; every other site may use {@link #check}, which never allocates for a site without
+ * rules. {@code checkAsync} works for every site and completes inline whenever nothing is to be waited for (no
+ * auth, a refusal before auth, a recently verified password, Authentik's outpost path), so a caller may also always
+ * use it and look at {@link Future#isDone()}.
  */
 public final class SiteRules {
     private final String name;
@@ -45,11 +49,16 @@ public final class SiteRules {
     private final HeaderEdits responseEdits;
     private final LocalAnswers answers;
     private final AcmeChallenges challenges;
-    /** True when any check needs the client address; false lets {@link #check} skip even reading it. */
+    private final MaintenanceCheck maintenance;
+    private final ForwardAuthCheck forwardAuth;
+    private final Bans bans;
+    /** The site's pages for Usher's own answers. */
+    private final ErrorPageSet pages;
+    /** True when any check but the bans needs the client address; false lets {@link #check} skip reading it. */
     private final boolean gated;
 
     private SiteRules(Site site, String limitKey, List<Cidr> trustedProxies, RuleServices services,
-                      AcmeChallenges challenges) {
+                      AcmeChallenges challenges, AuthServer authServer) {
         SiteTraffic traffic = site.traffic() == null ? SiteTraffic.DEFAULTS : site.traffic();
         Access access = traffic.access() == null ? Access.OPEN : traffic.access();
         this.name = site.name();
@@ -68,12 +77,27 @@ public final class SiteRules {
         this.responseEdits = new HeaderEdits(traffic.responseHeaders());
         this.answers = services.answers;
         this.challenges = challenges;
-        this.gated = allow != null || deny != null || rateLimiter != null || auth != null;
+        this.maintenance = traffic.maintenance() == null ? null
+                : new MaintenanceCheck(traffic.maintenance(), services.nanoTime);
+        if (traffic.forwardAuth() != null && authServer == null) {
+            throw new IllegalArgumentException("site " + name + " has forward_auth but no auth server to ask");
+        }
+        this.forwardAuth = traffic.forwardAuth() == null ? null
+                : new ForwardAuthCheck(traffic.forwardAuth(), authServer);
+        this.bans = services.bans;
+        this.pages = traffic.errorPages();
+        this.gated = allow != null || deny != null || rateLimiter != null || maintenance != null || auth != null;
     }
 
     /** Compiles a site's rules; {@code trustedProxies} comes from the whole config. */
     public static SiteRules compile(Site site, List<Cidr> trustedProxies, RuleServices services) {
-        return new SiteRules(site, site.name(), trustedProxies, services, null);
+        return new SiteRules(site, site.name(), trustedProxies, services, null, null);
+    }
+
+    /** As the other {@code compile}; {@code authServer} is what the site's {@code forward_auth:} asks. */
+    public static SiteRules compile(Site site, List<Cidr> trustedProxies, RuleServices services,
+                                    AuthServer authServer) {
+        return new SiteRules(site, site.name(), trustedProxies, services, null, authServer);
     }
 
     /**
@@ -81,7 +105,13 @@ public final class SiteRules {
      * budget named {@code limitKey}: the site's name to share the site's, another key for a limit of its own.
      */
     public static SiteRules compile(Site site, String limitKey, List<Cidr> trustedProxies, RuleServices services) {
-        return new SiteRules(site, limitKey, trustedProxies, services, null);
+        return new SiteRules(site, limitKey, trustedProxies, services, null, null);
+    }
+
+    /** As the other {@code compile} for a path; {@code authServer} is what its {@code forward_auth:} asks. */
+    public static SiteRules compile(Site site, String limitKey, List<Cidr> trustedProxies, RuleServices services,
+                                    AuthServer authServer) {
+        return new SiteRules(site, limitKey, trustedProxies, services, null, authServer);
     }
 
     /**
@@ -96,7 +126,7 @@ public final class SiteRules {
                 .withKeepAliveIdle(site.traffic().keepAliveIdle()).withRedirect(new dev.usher.config.Redirect(target, 308));
         Site plain = new Site(site.name(), true, List.of(), site.maxBody(), site.connectTimeout(),
                 site.responseTimeout(), site.line(), site.column(), redirect, dev.usher.config.TlsPolicy.NONE);
-        return new SiteRules(plain, plain.name(), List.of(), services, new AcmeChallenges(keyAuthorizations));
+        return new SiteRules(plain, plain.name(), List.of(), services, new AcmeChallenges(keyAuthorizations), null);
     }
 
     /**
@@ -108,9 +138,17 @@ public final class SiteRules {
         return clients.resolve(peer, requestHeaders);
     }
 
-    /** True when the site has basic auth: use {@link #checkAsync}, since {@link #check} would throw. */
+    /** True when the site has basic auth or forward auth: use {@link #checkAsync}, since {@link #check} would throw. */
     public boolean needsAsync() {
-        return auth != null;
+        return auth != null || forwardAuth != null;
+    }
+
+    /**
+     * True for a request that forward auth sends to the auth server itself instead of the site (Authentik's
+     * outpost path, {@code /outpost.goauthentik.io/}): it is not checked, and goes to {@code Route.outpost()}.
+     */
+    public boolean toAuthServer(HttpRequest request) {
+        return forwardAuth != null && forwardAuth.outpost(request);
     }
 
     /**
@@ -126,10 +164,10 @@ public final class SiteRules {
                 return validation;
             }
         }
-        if (auth != null) {
-            throw new IllegalStateException("site " + name + " has basic_auth; use checkAsync");
+        if (needsAsync()) {
+            throw new IllegalStateException("site " + name + " has basic_auth or forward_auth; use checkAsync");
         }
-        if (gated) {
+        if (gated || bans.active()) {
             byte[] ip = client.getAddress();
             FullHttpResponse refused = gate(ip.length == 16, IpBits.hi(ip), IpBits.lo(ip), keepAlive);
             if (refused != null) {
@@ -147,7 +185,7 @@ public final class SiteRules {
      */
     public Future<FullHttpResponse> checkAsync(HttpRequest request, InetAddress client, String scheme,
                                                boolean keepAlive, EventExecutor executor) {
-        if (auth == null) {
+        if (!needsAsync()) {
             return executor.newSucceededFuture(check(request, client, scheme, keepAlive));
         }
         byte[] ip = client.getAddress();
@@ -157,10 +195,15 @@ public final class SiteRules {
         if (refused != null) {
             return executor.newSucceededFuture(refused);
         }
+        if (auth == null) {
+            return afterPassword(request, client, scheme, keepAlive, executor);
+        }
         CompletableFuture<BasicAuth.Outcome> outcome = auth.authenticate(request.headers(), hi,
                 limitBits(ip.length == 16, lo));
         if (outcome.isDone()) {
-            return executor.newSucceededFuture(afterAuth(outcome.join(), request, scheme, keepAlive));
+            BasicAuth.Outcome decided = outcome.join();
+            return decided.kind() == BasicAuth.Kind.PASS ? afterPassword(request, client, scheme, keepAlive, executor)
+                    : executor.newSucceededFuture(refusal(decided, keepAlive));
         }
         Promise<FullHttpResponse> promise = executor.newPromise();
         // Completes on a bcrypt thread; the answer is built back on the event loop that owns the connection.
@@ -169,7 +212,17 @@ public final class SiteRules {
             try {
                 executor.execute(() -> {
                     try {
-                        promise.trySuccess(afterAuth(decided, request, scheme, keepAlive));
+                        if (decided.kind() == BasicAuth.Kind.PASS) {
+                            afterPassword(request, client, scheme, keepAlive, executor).addListener(f -> {
+                                if (f.isSuccess()) {
+                                    promise.trySuccess((FullHttpResponse) f.getNow());
+                                } else {
+                                    promise.tryFailure(f.cause());
+                                }
+                            });
+                        } else {
+                            promise.trySuccess(refusal(decided, keepAlive));
+                        }
                     } catch (RuntimeException e) {
                         promise.tryFailure(e);
                     }
@@ -180,6 +233,37 @@ public final class SiteRules {
             }
         });
         return promise;
+    }
+
+    /**
+     * After the password (if any) passed: forward auth (if any), then the redirect or fixed answer. Called on
+     * {@code executor}, the connection's event loop.
+     */
+    private Future<FullHttpResponse> afterPassword(HttpRequest request, InetAddress client, String scheme,
+                                                   boolean keepAlive, EventExecutor executor) {
+        if (forwardAuth == null) {
+            return executor.newSucceededFuture(answer(request, scheme, keepAlive));
+        }
+        if (forwardAuth.outpost(request)) {
+            forwardAuth.strip(request.headers());
+            return executor.newSucceededFuture(null);
+        }
+        if (!(executor instanceof EventLoop loop)) {
+            throw new IllegalArgumentException("forward auth runs on an event loop");
+        }
+        Future<FullHttpResponse> asked = forwardAuth.server().ask(
+                forwardAuth.question(request, client.getHostAddress(), scheme), loop);
+        Promise<FullHttpResponse> verdict = executor.newPromise();
+        asked.addListener(f -> {
+            if (f.isSuccess()) {
+                FullHttpResponse refused = forwardAuth.verdict(asked.getNow(), request, keepAlive);
+                verdict.trySuccess(refused != null ? refused : answer(request, scheme, keepAlive));
+            } else {
+                boolean timedOut = f.cause() instanceof AuthServer.Unavailable u && u.timedOut();
+                verdict.trySuccess(answers.authUnavailable(timedOut, keepAlive, pages));
+            }
+        });
+        return verdict;
     }
 
     /** Applies request_headers edits in place (after Usher set its X-Forwarded-* headers). */
@@ -214,25 +298,30 @@ public final class SiteRules {
     }
 
     private FullHttpResponse gate(boolean v6, long hi, long lo, boolean keepAlive) {
-        if (allow != null && !allow.contains(v6, hi, lo) || deny != null && deny.contains(v6, hi, lo)) {
-            return answers.forbidden(keepAlive);
+        if (bans.banned(v6, hi, lo)
+                || allow != null && !allow.contains(v6, hi, lo) || deny != null && deny.contains(v6, hi, lo)) {
+            return answers.forbidden(keepAlive, pages);
         }
         if (rateLimiter != null) {
             long wait = rateLimiter.waitNanos(hi, limitBits(v6, lo));
             if (wait > 0) {
-                return answers.tooManyRequests(RateLimiter.retryAfterSeconds(wait), keepAlive);
+                return answers.tooManyRequests(RateLimiter.retryAfterSeconds(wait), keepAlive, pages);
             }
+        }
+        if (maintenance != null && maintenance.applies(v6, hi, lo)) {
+            return answers.maintenance(maintenance.retryAfterSeconds(), maintenance.settings().page(), keepAlive,
+                    pages);
         }
         return null;
     }
 
-    private FullHttpResponse afterAuth(BasicAuth.Outcome outcome, HttpRequest request, String scheme,
-                                       boolean keepAlive) {
+    /** The answer to a password that did not pass. */
+    private FullHttpResponse refusal(BasicAuth.Outcome outcome, boolean keepAlive) {
         return switch (outcome.kind()) {
-            case PASS -> answer(request, scheme, keepAlive);
-            case DENY -> answers.unauthorized(auth.challenge(), keepAlive);
-            case LOCKED_OUT -> answers.tooManyRequests(outcome.retryAfterSeconds(), keepAlive);
-            case BUSY -> answers.busy(outcome.retryAfterSeconds(), keepAlive);
+            case PASS -> throw new IllegalStateException("a password that passed is no refusal");
+            case DENY -> answers.unauthorized(auth.challenge(), keepAlive, pages);
+            case LOCKED_OUT -> answers.tooManyRequests(outcome.retryAfterSeconds(), keepAlive, pages);
+            case BUSY -> answers.busy(outcome.retryAfterSeconds(), keepAlive, pages);
         };
     }
 

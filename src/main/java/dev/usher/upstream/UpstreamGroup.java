@@ -56,6 +56,8 @@ public final class UpstreamGroup implements AutoCloseable {
     private boolean closed;
     /** Route tables using this group: a reload that keeps a site's backends shares it with the next table. */
     private int owners = 1;
+    /** Requests holding on while every backend is down ({@code wait_for_backend:}); bounded per site. */
+    private final java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger();
 
     /** A group without a site name (logs say just {@code backend host:port}). */
     public UpstreamGroup(List<UpstreamPool> pools, Balancing balancing) {
@@ -167,6 +169,33 @@ public final class UpstreamGroup implements AutoCloseable {
             LOG.log(Level.INFO, () -> label(b) + " is down (" + failuresInARow(maxFails) + "; tried again after "
                     + HealthChecker.format(balancing.failTimeout()) + ")");
         }
+    }
+
+    /**
+     * Takes one of at most {@code max} places for a request that waits for a backend to come back; false when they
+     * are all taken (the request then gets its error at once). Each place taken is given back with
+     * {@link #stopWaiting()}.
+     */
+    public boolean startWaiting(int max) {
+        while (true) {
+            int now = waiting.get();
+            if (now >= max) {
+                return false;
+            }
+            if (waiting.compareAndSet(now, now + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** Gives back a place taken by {@link #startWaiting}. */
+    public void stopWaiting() {
+        waiting.decrementAndGet();
+    }
+
+    /** How many requests wait for a backend now (for metrics and tests). */
+    public int waitingRequests() {
+        return waiting.get();
     }
 
     /** Every backend of the site, in config order. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.usher.json.JsonReader;
+import dev.usher.net.Backoff;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -73,10 +73,9 @@ public final class ProxyHarness implements AutoCloseable {
     /** The exchange under way on {@code channel} (an HTTP/1.1 client connection or an HTTP/2 stream), or null. */
     static ProxyExchange exchange(EmbeddedSocket channel) {
         Object proxy = channel.pipeline().get("proxy");
-        if (proxy instanceof Http1ProxyHandler http1) {
-            return http1.exchange();
-        }
-        return proxy instanceof Http2StreamProxyHandler stream ? stream.exchange() : null;
+        Exchange exchange = proxy instanceof Http1ProxyHandler http1 ? http1.exchange()
+                : proxy instanceof Http2StreamProxyHandler stream ? stream.exchange() : null;
+        return (ProxyExchange) exchange;
     }
 
     /**

@@ -1,33 +1,33 @@
-package dev.usher.docker;
+package dev.usher.net;
 
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The waits between attempts to reach a lost API: doubling from {@link #FIRST} to {@link #MOST}, each with up to a
- * fifth of random spread so that many Ushers do not knock at once. Back to the first wait after a success. Confined
- * to the thread that retries.
+ * The waits between attempts to reach a lost API (the Docker socket, CrowdSec's local API): doubling from
+ * {@link #FIRST} to {@link #MOST}, each with up to a fifth of random spread so that many Ushers do not knock at once.
+ * Back to the first wait after a success. Confined to the thread that retries.
  */
-final class Backoff {
-    static final Duration FIRST = Duration.ofMillis(250);
-    static final Duration MOST = Duration.ofSeconds(30);
+public final class Backoff {
+    public static final Duration FIRST = Duration.ofMillis(250);
+    public static final Duration MOST = Duration.ofSeconds(30);
 
     private final Duration first;
     private final Duration most;
     private Duration next;
 
-    Backoff() {
+    public Backoff() {
         this(FIRST, MOST);
     }
 
-    Backoff(Duration first, Duration most) {
+    public Backoff(Duration first, Duration most) {
         this.first = first;
         this.most = most;
         this.next = first;
     }
 
     /** The wait before the next attempt, and doubles the one after. */
-    Duration next() {
+    public Duration next() {
         Duration wait = next;
         next = next.multipliedBy(2).compareTo(most) > 0 ? most : next.multipliedBy(2);
         long spread = wait.toMillis() / 5;
@@ -35,7 +35,7 @@ final class Backoff {
     }
 
     /** An attempt succeeded: the next failure waits the first wait again. */
-    void reset() {
+    public void reset() {
         next = first;
     }
 }

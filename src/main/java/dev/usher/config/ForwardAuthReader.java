@@ -1,0 +1,164 @@
+package dev.usher.config;
+
+import dev.usher.config.NodeWalker.Field;
+import dev.usher.config.NodeWalker.Keys;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.snakeyaml.engine.v2.nodes.MappingNode;
+import org.snakeyaml.engine.v2.nodes.SequenceNode;
+
+/**
+ * Reads {@code forward_auth:}: the auth server's URL alone, or {@code {url, copy_headers, timeout, preset}}. A preset
+ * gives the path asked on the server when the URL has none, the headers to copy when none are listed, and for
+ * Authentik the outpost path that goes to the server itself.
+ */
+final class ForwardAuthReader {
+    static final List<String> PRESETS = List.of("authelia", "authentik");
+    private static final Keys KEYS = Keys.of("url", "copy_headers", "timeout", "preset")
+            .withAliases(Map.of("address", "url", "uri", "url", "server", "url", "endpoint", "url",
+                    "headers", "copy_headers", "response_headers", "copy_headers", "auth_response_headers",
+                    "copy_headers", "trust_headers", "copy_headers", "provider", "preset", "type", "preset"));
+    private static final String EXAMPLE = "{url: http://authelia:9091/api/authz/forward-auth, copy_headers: "
+            + "[Remote-User, Remote-Groups]}";
+
+    /** What a preset fills in: the path asked, the headers copied, the outpost path. */
+    private record Preset(String uri, List<String> copyHeaders, String outpostPath) {
+    }
+
+    private static final Map<String, Preset> DEFAULTS = Map.of(
+            // Authelia 4.38 and later: the forward-auth flavour of its authz endpoints.
+            "authelia", new Preset("/api/authz/forward-auth",
+                    List.of("Remote-User", "Remote-Groups", "Remote-Email", "Remote-Name"), null),
+            // Authentik's proxy outpost, as its Caddy integration calls it.
+            "authentik", new Preset("/outpost.goauthentik.io/auth/caddy",
+                    List.of("X-Authentik-Username", "X-Authentik-Groups", "X-Authentik-Entitlements",
+                            "X-Authentik-Email", "X-Authentik-Name", "X-Authentik-Uid", "X-Authentik-Jwt",
+                            "X-Authentik-Meta-Jwks", "X-Authentik-Meta-Outpost", "X-Authentik-Meta-Provider",
+                            "X-Authentik-Meta-App", "X-Authentik-Meta-Version"),
+                    "/outpost.goauthentik.io/"));
+
+    private final NodeWalker walker;
+    private final Values values;
+
+    ForwardAuthReader(NodeWalker walker, Values values) {
+        this.walker = walker;
+        this.values = values;
+    }
+
+    /** The setting, or nothing when it has errors (recorded). */
+    Optional<ForwardAuth> read(Field field) {
+        if (!(field.value() instanceof MappingNode)) {
+            return url(field).map(u -> new ForwardAuth(u.server(), u.uri(), List.of(), ForwardAuth.DEFAULT_TIMEOUT,
+                    null, null));
+        }
+        Map<String, Field> fields = walker.fields(field.value(), field.path(), "a URL or a mapping such as "
+                + EXAMPLE, KEYS);
+        Optional<String> preset = Optional.ofNullable(fields.get("preset"))
+                .flatMap(f -> values.word(f, "preset", PRESETS, Map.of("authelia4", "authelia", "goauthentik",
+                        "authentik")));
+        Field urlField = fields.get("url");
+        if (urlField == null) {
+            walker.error(field.keyNode(), field.path(), "missing \"url\": the auth server, as in " + EXAMPLE);
+        }
+        Optional<Target> url = Optional.ofNullable(urlField).flatMap(this::url);
+        Optional<List<String>> copy = Optional.ofNullable(fields.get("copy_headers")).map(this::headerNames)
+                .orElse(Optional.of(List.of()));
+        Optional<Duration> timeout = Optional.ofNullable(fields.get("timeout")).map(values::duration)
+                .orElse(Optional.of(ForwardAuth.DEFAULT_TIMEOUT));
+        if (url.isEmpty() || copy.isEmpty() || timeout.isEmpty() || fields.containsKey("preset") && preset.isEmpty()) {
+            return Optional.empty();
+        }
+        Preset defaults = preset.map(DEFAULTS::get).orElse(null);
+        String uri = url.get().uri();
+        List<String> headers = copy.get();
+        String outpost = null;
+        if (defaults != null) {
+            uri = url.get().pathGiven() ? uri : defaults.uri();
+            headers = fields.containsKey("copy_headers") ? headers : defaults.copyHeaders();
+            outpost = defaults.outpostPath();
+        }
+        return Optional.of(new ForwardAuth(url.get().server(), uri, headers, timeout.get(), preset.orElse(null),
+                outpost));
+    }
+
+    /** The server, the path and query asked on it, and whether the URL gave a path at all. */
+    record Target(UpstreamAddress server, String uri, boolean pathGiven) {
+    }
+
+    private Optional<Target> url(Field field) {
+        return walker.text(field.value(), field.path(), "the auth server's URL, such as "
+                        + "http://authelia:9091/api/authz/forward-auth", NodeWalker.STRING)
+                .flatMap(text -> values.parse(field.value(), field.path(), () -> target(text)));
+    }
+
+    static Target target(String text) throws BadValue {
+        String s = text.strip();
+        URI uri;
+        try {
+            uri = new URI(s);
+        } catch (URISyntaxException e) {
+            throw new BadValue("\"" + s + "\" is not a URL: " + e.getReason());
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        if (scheme.equals("https")) {
+            throw new BadValue("HTTPS to an auth server is not supported yet; use its http:// address on the "
+                    + "internal network");
+        }
+        if (!scheme.equals("http") || uri.getRawAuthority() == null) {
+            throw new BadValue("the auth server is an http:// URL such as "
+                    + "http://authelia:9091/api/authz/forward-auth; got \"" + s + "\"");
+        }
+        if (uri.getRawFragment() != null) {
+            throw new BadValue("an auth server URL has no #fragment");
+        }
+        UpstreamAddress server = Upstreams.parse(uri.getRawAuthority());
+        String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+        boolean given = !path.isEmpty() && !path.equals("/");
+        String target = (path.isEmpty() ? "/" : path) + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
+        return new Target(server, target, given);
+    }
+
+    /** Header names: one or a list; tokens, none given twice. */
+    private Optional<List<String>> headerNames(Field field) {
+        List<Field> items = new ArrayList<>();
+        if (field.value() instanceof SequenceNode list) {
+            for (int i = 0; i < list.getValue().size(); i++) {
+                items.add(new Field(field.key(), field.keyNode(), list.getValue().get(i), field.path().index(i)));
+            }
+        } else if (!NodeWalker.isNull(field.value())) {
+            items.add(field);
+        }
+        Map<String, String> names = new LinkedHashMap<>();
+        boolean ok = true;
+        for (Field item : items) {
+            Optional<String> name = walker.text(item.value(), item.path(), "a header name such as Remote-User",
+                    NodeWalker.STRING).flatMap(t -> values.parse(item.value(), item.path(), () -> headerName(t)));
+            if (name.isPresent() && names.putIfAbsent(name.get().toLowerCase(Locale.ROOT), name.get()) != null) {
+                walker.error(item.value(), item.path(), "\"" + name.get() + "\" is listed twice");
+                ok = false;
+            }
+            ok &= name.isPresent();
+        }
+        return ok ? Optional.of(List.copyOf(names.values())) : Optional.empty();
+    }
+
+    private static String headerName(String text) throws BadValue {
+        String name = text.strip();
+        if (name.isEmpty() || !name.chars().allMatch(c -> HeaderRules.isTokenChar((char) c))) {
+            throw new BadValue("\"" + text + "\" is not a header name (letters, digits and !#$%&'*+-.^_`|~)");
+        }
+        String lower = name.toLowerCase(Locale.ROOT);
+        if (List.of("host", "content-length", "transfer-encoding", "connection", "upgrade", "te", "trailer",
+                "keep-alive", "proxy-connection").contains(lower)) {
+            throw new BadValue(name + " cannot be copied onto a request");
+        }
+        return name;
+    }
+}
