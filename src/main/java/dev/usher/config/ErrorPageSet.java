@@ -30,12 +30,16 @@ public record ErrorPageSet(Map<Integer, ErrorPage> byStatus, Map<Integer, ErrorP
         return byStatus.isEmpty() && byClass.isEmpty();
     }
 
-    /** These pages over {@code fallback}'s: a status or class set here wins; intercept if either says so. */
+    /**
+     * These pages over {@code fallback}'s (a site's over the top-level ones): a status or class set here wins, so a
+     * site's {@code 5xx} page also wins over a top-level {@code 502}; intercept if either says so.
+     */
     public ErrorPageSet over(ErrorPageSet fallback) {
         if (fallback.isEmpty() && !fallback.intercept) {
             return this;
         }
         Map<Integer, ErrorPage> status = new java.util.HashMap<>(fallback.byStatus);
+        status.keySet().removeIf(code -> byClass.containsKey(code / 100));
         status.putAll(byStatus);
         Map<Integer, ErrorPage> classes = new java.util.HashMap<>(fallback.byClass);
         classes.putAll(byClass);
