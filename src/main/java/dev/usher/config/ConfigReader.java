@@ -126,7 +126,7 @@ final class ConfigReader {
                         new ListenerClashes(walker, listen, admin)))
                 .orElse(List.of());
         CrowdSecSetting crowdsec = section(top.get("crowdsec"))
-                .flatMap(f -> new CrowdSecReader(walker, values, baseDir).read(f)).orElse(null);
+                .flatMap(f -> new CrowdSecReader(walker, values, new SecretReader(walker, values, baseDir, env)).read(f)).orElse(null);
         return new UsherConfig(source, listen, data, timeouts, limits, sites, trustedProxies, acme, admin,
                 accessLog, adminSetting.secret(), docker, List.of(), streams, errorPages, crowdsec);
     }

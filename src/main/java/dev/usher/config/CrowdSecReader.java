@@ -2,12 +2,8 @@ package dev.usher.config;
 
 import dev.usher.config.NodeWalker.Field;
 import dev.usher.config.NodeWalker.Keys;
-import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
@@ -15,8 +11,9 @@ import java.util.Optional;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 
 /**
- * Reads {@code crowdsec:} (top level): the local API's URL and the bouncer key, given in the file ({@code key})
- * or, better, in a file of its own ({@code key_file}), read now. The key is never shown in an error.
+ * Reads {@code crowdsec:} (top level): the local API's URL and the bouncer key, from a file of its own
+ * ({@code key_file}) or an environment variable ({@code key: ${VARIABLE}}), read now, as every credential
+ * ({@link SecretReader}). The key is never shown in an error.
  */
 final class CrowdSecReader {
     private static final Keys KEYS = Keys.of("url", "key", "key_file", "interval")
@@ -26,12 +23,12 @@ final class CrowdSecReader {
 
     private final NodeWalker walker;
     private final Values values;
-    private final Path baseDir;
+    private final SecretReader secrets;
 
-    CrowdSecReader(NodeWalker walker, Values values, Path baseDir) {
+    CrowdSecReader(NodeWalker walker, Values values, SecretReader secrets) {
         this.walker = walker;
         this.values = values;
-        this.baseDir = baseDir;
+        this.secrets = secrets;
     }
 
     Optional<CrowdSecSetting> read(Field section) {
@@ -46,21 +43,8 @@ final class CrowdSecReader {
                 : walker.text(urlField.value(), urlField.path(), "the local API's URL, such as "
                         + "http://127.0.0.1:8080", NodeWalker.STRING)
                 .flatMap(t -> values.parse(urlField.value(), urlField.path(), () -> url(t)));
-        Field keyField = fields.get("key");
-        Field fileField = fields.get("key_file");
-        Optional<String> key = Optional.empty();
-        if (keyField != null && fileField != null) {
-            walker.error(fileField.keyNode(), fileField.path(), "give the bouncer key once: key or key_file");
-        } else if (keyField != null) {
-            key = walker.text(keyField.value(), keyField.path(), "the bouncer key from cscli bouncers add",
-                    NodeWalker.STRING).flatMap(t -> values.parse(keyField.value(), keyField.path(), () -> key(t)));
-        } else if (fileField != null) {
-            key = values.path(fileField, baseDir, "a file holding the bouncer key")
-                    .flatMap(p -> values.parse(fileField.value(), fileField.path(), () -> keyFile(p)));
-        } else {
-            walker.error(section.keyNode(), section.path(), "missing \"key_file\" (or \"key\"): the bouncer key "
-                    + "that cscli bouncers add usher prints, as in " + EXAMPLE);
-        }
+        Optional<String> key = secrets.read(fields, section, "key", "the CrowdSec bouncer key")
+                .flatMap(secret -> values.parse(section.value(), section.path(), () -> key(secret)));
         Optional<Duration> interval = Optional.ofNullable(fields.get("interval")).map(f -> values.duration(f)
                 .filter(d -> {
                     if (d.compareTo(MIN_INTERVAL) < 0) {
@@ -93,23 +77,12 @@ final class CrowdSecReader {
         }
     }
 
-    private static String key(String text) throws BadValue {
-        String key = text.strip();
+    private static String key(Secret secret) throws BadValue {
+        String key = secret.reveal().strip();
         if (key.isEmpty() || !key.chars().allMatch(c -> c > ' ' && c < 0x7f)) {
-            throw new BadValue("the bouncer key is printable ASCII without spaces (cscli bouncers add usher prints "
-                    + "one)");
+            throw new BadValue("the bouncer key from " + secret.origin() + " is not printable ASCII without spaces "
+                    + "(cscli bouncers add usher prints one)");
         }
         return key;
-    }
-
-    private static String keyFile(Path file) throws BadValue {
-        try {
-            if (Files.size(file) > 4096) {
-                throw new BadValue("the key file " + file + " is too large to hold a bouncer key");
-            }
-            return key(new String(Files.readAllBytes(file), StandardCharsets.UTF_8));
-        } catch (IOException e) {
-            throw new BadValue("cannot read the key file " + file + ": " + e.getMessage());
-        }
     }
 }
