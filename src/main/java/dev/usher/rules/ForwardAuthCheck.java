@@ -37,8 +37,6 @@ import java.util.Set;
  * <p>Threading: immutable; called on event loops.
  */
 final class ForwardAuthCheck {
-    /** The auth server's answer is held in memory: a login page is small; more is a broken server. */
-    static final int MAX_ANSWER = 64 * 1024;
 
     private static final Set<String> NOT_FORWARDED = Set.of("connection", "keep-alive", "proxy-connection", "te",
             "trailer", "transfer-encoding", "upgrade", "content-length", "content-type", "expect", "host",
