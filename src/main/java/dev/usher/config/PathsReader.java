@@ -13,14 +13,16 @@ import org.snakeyaml.engine.v2.nodes.Node;
 /**
  * Reads a site's {@code paths:}: an ordered mapping from a path pattern ({@link PathPatterns}) to what serves it,
  * either backends written as in a short-form site ({@code /api/: api:8080}) or a mapping with {@code to},
- * {@code redirect} or {@code respond}, {@code strip_prefix}, {@code add_prefix} and the per-site options that make
+ * {@code root} (a folder, with {@code index}, {@code browse}, {@code spa}, {@code precompressed}), {@code redirect} or
+ * {@code respond}, {@code strip_prefix}, {@code add_prefix} and the per-site options that make
  * sense for part of a site. A path takes every option of its site except those it sets itself, and the site's
  * backends when it names no target of its own (an entry with only {@code basic_auth:} protects part of a site).
  */
 final class PathsReader {
-    private static final Keys PATH = Keys.of("to", "redirect", "respond", "strip_prefix", "add_prefix", "max_body",
-                    "timeouts", "policy", "health", "headers", "request_headers", "security_headers", "gzip",
-                    "basic_auth", "allow", "deny", "rate_limit", "upstream_tls")
+    private static final Keys PATH = Keys.of("to", "root", "redirect", "respond", "strip_prefix", "add_prefix",
+                    "max_body", "timeouts", "policy", "health", "headers", "request_headers", "security_headers",
+                    "gzip", "basic_auth", "allow", "deny", "rate_limit", "upstream_tls", "index", "browse", "spa",
+                    "precompressed")
             .withSynonyms(Map.of("compress", "gzip"))
             .withAliases(Map.ofEntries(
                     Map.entry("upstream", "to"), Map.entry("upstreams", "to"), Map.entry("backend", "to"),
@@ -137,8 +139,9 @@ final class PathsReader {
         if (!oneAction || upstreams.isEmpty() || tls.isEmpty() || addPrefix.isEmpty()) {
             return Optional.empty();
         }
-        if (ownTarget && to == null && traffic.redirect() == null && traffic.respond() == null) {
-            return Optional.empty(); // its redirect or fixed answer had errors, already reported
+        if (ownTarget && to == null && traffic.files() == null && traffic.redirect() == null
+                && traffic.respond() == null) {
+            return Optional.empty(); // its folder, redirect or fixed answer had errors, already reported
         }
         return Optional.of(new SitePath(entry.key(), match, strip, addPrefix.get(),
                 effective(site, entry, upstreams.get(), maxBody, connect, response, traffic), ownTarget));

@@ -4,6 +4,7 @@ import dev.usher.config.Balancing;
 import dev.usher.config.ForwardAuth;
 import dev.usher.config.Site;
 import dev.usher.config.SitePath;
+import dev.usher.config.StaticRoot;
 import dev.usher.config.UsherConfig;
 import dev.usher.rules.AuthServer;
 import dev.usher.rules.RuleServices;
@@ -149,8 +150,11 @@ public final class RouteTable implements AutoCloseable {
             boolean ownLimit = !java.util.Objects.equals(seen.traffic().rateLimit(), site.traffic().rateLimit());
             SiteRules rules = SiteRules.compile(seen, ownLimit ? site.name() + path.pattern() : site.name(),
                     config.trustedProxies(), services, auth);
-            // A path inherits the site's folder unless it names its own target, and always its forward auth.
-            StaticFiles files = seen.traffic().files() == null ? null : own.files();
+            // A path serves the site's folder unless it names its own target (perhaps a folder of its own); it always
+            // keeps the site's forward auth.
+            StaticRoot root = seen.traffic().files();
+            StaticFiles files = root == null ? null : root.equals(site.traffic().files()) ? own.files()
+                    : new StaticFiles(root);
             routes.add(new PathRoute(path, new Route(seen, group, rules, null, path, files, own.outpost())));
         }
         return new PathTable(routes);

@@ -83,7 +83,7 @@ class SelfHostConfigTest {
         assertThat(root.root()).isEqualTo(www);
         assertThat(root.spa()).isEqualTo("index.html");
         assertThat(root.browse()).isTrue();
-        assertThat(config.sites().get(0).serving()).isEqualTo(Serving.FILES);
+        assertThat(config.sites().get(0).serves()).isEqualTo(new Serves.Files(root));
         assertThat(errors("""
                 sites:
                   a.example.com: {root: missing}

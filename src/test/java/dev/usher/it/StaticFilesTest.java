@@ -35,6 +35,7 @@ class StaticFilesTest {
     static byte[] big;
     static RunningUsher usher;
     static TlsTestServer tls;
+    static dev.usher.whoami.Whoami backend;
 
     @BeforeAll
     static void start() throws Exception {
@@ -66,12 +67,19 @@ class StaticFilesTest {
         Files.write(www.resolve("big.bin"), big);
         Path spa = Files.createDirectories(dir.resolve("spa"));
         Files.writeString(spa.resolve("index.html"), "<div id=app></div>\n");
+        backend = servers.backend("api");
         String sites = """
                 sites:
                   static.example.com: {root: %1$s}
                   browse.example.com: {root: %1$s, browse: true}
                   spa.example.com: {root: %2$s, spa: index.html}
-                """.formatted(www, spa);
+                  mixed.example.com:
+                    to: 127.0.0.1:%3$d
+                    paths: {/assets/: {root: %1$s, strip_prefix: true}}
+                  site.example.com:
+                    root: %1$s
+                    paths: {/api/: "127.0.0.1:%3$d"}
+                """.formatted(www, spa, backend.port());
         usher = servers.usher(sites);
         tls = servers.track(TlsTestServer.start(sites));
     }
@@ -201,6 +209,23 @@ class StaticFilesTest {
         RawHttp.Response app = get("spa.example.com", "/users/42/edit", "");
         assertThat(app.status()).isEqualTo(200);
         assertThat(app.body()).isEqualTo("<div id=app></div>\n");
+    }
+
+    @Test
+    void aPathOfAProxiedSiteServesAFolderAndAPathOfAFolderSiteIsProxied() throws Exception {
+        RawHttp.Response asset = get("mixed.example.com", "/assets/style.css", "");
+        assertThat(asset.status()).isEqualTo(200);
+        assertThat(asset.body()).isEqualTo("body { color: red }\n");
+        assertThat(asset.header("x-whoami")).isNull();
+        assertThat(get("mixed.example.com", "/assets/../secret.txt", "").body()).doesNotContain("TOP SECRET");
+        RawHttp.Response proxied = get("mixed.example.com", "/style.css", "");
+        assertThat(proxied.header("x-whoami")).isEqualTo("api");
+        RawHttp.Response api = get("site.example.com", "/api/users", "");
+        assertThat(api.header("x-whoami")).isEqualTo("api");
+        assertThat(api.body()).contains("GET /api/users");
+        RawHttp.Response home = get("site.example.com", "/", "");
+        assertThat(home.body()).isEqualTo("<h1>home</h1>\n");
+        assertThat(home.header("x-whoami")).isNull();
     }
 
     @Test
