@@ -111,6 +111,9 @@ final class SitesReader {
                     Map.entry("intercept", "\"intercept\" belongs under error_pages: in this site"),
                     Map.entry("retry_after", "\"retry_after\" belongs under maintenance: in this site")));
 
+    /** Keys whose values are files or folders of this machine: a container's labels may not name them. */
+    private static final List<String> HOST_FILES = List.of("root", "error_pages", "maintenance");
+
     /** Where a normalised site name was first seen. */
     private record FirstSeen(String raw, Node keyNode) {
     }
@@ -122,6 +125,8 @@ final class SitesReader {
     private final PathsReader paths;
     private final PassthroughReader passthrough;
     private final java.nio.file.Path baseDir;
+    /** Reading sites from container labels (no site's own tls.dns): they may not name files of this machine. */
+    private final boolean fromLabels;
 
     /**
      * @param baseDir     where relative certificate paths start
@@ -139,6 +144,7 @@ final class SitesReader {
         this.paths = new PathsReader(walker, values, parts);
         this.passthrough = new PassthroughReader(walker, values, httpsOn);
         this.baseDir = baseDir;
+        this.fromLabels = siteDns == null;
     }
 
     /** {@code accessLog}: the top-level access log setting, which a site follows unless it has its own. */
@@ -252,6 +258,9 @@ final class SitesReader {
                 .orElse(accessLogDefault);
         Field to = fields.get("to");
         Field pathsField = fields.get("paths");
+        if (fromLabels && namesHostFiles(fields, pathsField)) {
+            return Optional.empty();
+        }
         boolean oneAction = oneAction(field, fields, pathsField != null);
         Optional<UpstreamTls> upstreamTls = parts.upstreamTls(fields.get("upstream_tls"), UpstreamTls.DEFAULT);
         Optional<List<UpstreamAddress>> upstreams = to == null ? Optional.of(List.of())
@@ -301,5 +310,30 @@ final class SitesReader {
             return false;
         }
         return parts.atMostOneAction(actions);
+    }
+
+    /**
+     * Reports each key of a label site (or of one of its paths) that names files or folders of this machine: a
+     * container must not get Usher to serve /etc or read a file of its choosing as an error page.
+     */
+    private boolean namesHostFiles(Map<String, Field> fields, Field pathsField) {
+        List<Field> found = new ArrayList<>();
+        HOST_FILES.stream().map(fields::get).filter(java.util.Objects::nonNull).forEach(found::add);
+        if (pathsField != null && pathsField.value() instanceof MappingNode paths) {
+            for (var path : paths.getValue()) {
+                if (path.getValueNode() instanceof MappingNode options) {
+                    for (var option : options.getValue()) {
+                        if (option.getKeyNode() instanceof ScalarNode key && key.getValue().equals("root")) {
+                            found.add(new Field("root", key, option.getValueNode(), pathsField.path()));
+                        }
+                    }
+                }
+            }
+        }
+        for (Field f : found) {
+            walker.error(f.keyNode(), f.path(), f.key() + " cannot come from container labels (it names files of "
+                    + "this machine); a site that needs it belongs in usher.yaml");
+        }
+        return !found.isEmpty();
     }
 }

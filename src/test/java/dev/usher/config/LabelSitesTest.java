@@ -113,6 +113,20 @@ class LabelSitesTest {
     }
 
     @Test
+    void labelsCannotNameFilesOfThisMachine() throws Exception {
+        LabelSites.Result result = LabelSites.merge(docker(), List.of(
+                container("root", Map.of("usher.host", "root.example.com", "usher.root", "/etc")),
+                container("pages", Map.of("usher.host", "pages.example.com", "usher.error_pages.502", "/etc/shadow")),
+                container("flag", Map.of("usher.host", "flag.example.com", "usher.maintenance", "/etc/passwd")),
+                container("path", Map.of("usher.host", "path.example.com", "usher.paths", "{/x/: {root: /etc}}")),
+                container("fine", Map.of("usher.host", "fine.example.com", "usher.wait_for_backend", "10s"))));
+        assertThat(errors(result)).hasSize(4).allSatisfy(e -> assertThat(e).contains("cannot come from container "
+                + "labels (it names files of this machine)"));
+        assertThat(result.config().sites()).extracting(Site::name).containsExactly("file.example.com",
+                "fine.example.com");
+    }
+
+    @Test
     void labelsThatCannotBeASiteSayWhy() throws Exception {
         LabelSites.Result result = LabelSites.merge(docker(), List.of(
                 container("a", Map.of("usher.gzip", "true")),
