@@ -2,20 +2,15 @@ package dev.usher.proxy;
 
 import dev.usher.observe.RequestTrace;
 import dev.usher.route.Route;
+import dev.usher.config.UpstreamAddress;
 import dev.usher.upstream.UpstreamConnection;
 import dev.usher.upstream.UpstreamGroup;
 import dev.usher.upstream.UpstreamListener;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 
 import java.lang.System.Logger.Level;
@@ -27,11 +22,12 @@ import java.net.InetAddress;
  * <p>The request goes through {@link RequestPhase}s ({@link ForwardedRequest} carries it): its head is held back
  * until the end of the client's current read batch (so a request whose first body chunk is malformed is refused with
  * nothing sent to the backend) and until a backend connection is there; then the head goes, then the body. The
- * response goes through {@link ResponsePhase}s. Whatever ends the exchange, {@link #end} tears it down in one place, by its
+ * response goes through {@link ResponsePhase}s ({@link ForwardedResponse} carries it back, re-framed by
+ * {@link ResponseFraming}). Whatever ends the exchange, {@link #end} tears it down in one place, by its
  * {@link Ending}: the backend connection goes back to its pool only when both messages were carried in full (or
  * nothing was written to it), so no half-used connection is ever reused. Which backend, and what happens when one
- * fails before answering, is {@link BackendAttempts}'; how a response head is re-framed for the client is
- * {@link ResponseFraming}'s.
+ * fails before answering, is {@link BackendAttempts}'; riding out a site whose backends are all down is
+ * {@link BackendWaiter}'s.
  *
  * <p>Threading: confined to the client's event loop (the backend connection lives on the same loop).
  */
@@ -49,19 +45,13 @@ final class ProxyExchange implements Exchange, UpstreamListener {
     private final ResponseTimer responseTimer;
     private final ForwardedRequest forwarded;
     private UpstreamConnection upstream;
-    private ResponsePhase responsePhase = ResponsePhase.AWAITING_HEAD;
+    private final ForwardedResponse response;
     /** Null while the exchange is under way. */
     private Ending ending;
-    /** The client connection ends after this response (the client asked, HTTP/1.0 framing, Usher stopping). */
-    private boolean closeClientAfter;
-    /** The backend connection may be reused after this response, as far as the response head says. */
-    private boolean backendReusable = true;
     /** Made when the client first stops reading its response; null until then. */
     private WriteStallTimer writeStall;
     /** Made when the request first has to wait for a backend ({@code wait_for_backend:}); null until then. */
     private BackendWaiter waiter;
-    /** The backend's status being replaced by the site's page, while {@link ResponsePhase#REPLACING}. */
-    private HttpResponseStatus replaced;
     private final UpstreamGroup group;
 
     /** @param group where the request goes: the site's backends, or its auth server for Authentik's outpost path */
@@ -76,6 +66,7 @@ final class ProxyExchange implements Exchange, UpstreamListener {
         this.group = group;
         this.attempts = new BackendAttempts(this, route, group, clientAddress, request, shape, trace);
         this.https = handler.isHttps();
+        this.response = new ForwardedResponse(this, handler, ctx, route, request, shape);
         this.responseTimer = handler.responseTimer();
     }
 
@@ -96,7 +87,7 @@ final class ProxyExchange implements Exchange, UpstreamListener {
      */
     @Override
     public void closeAfterResponse() {
-        closeClientAfter = true;
+        response.closeClientAfter();
     }
 
     /** True when a body follows the request head. */
@@ -128,7 +119,7 @@ final class ProxyExchange implements Exchange, UpstreamListener {
      */
     @Override
     public boolean mayReadAhead() {
-        return forwarded.received() && shape.keepAlive() && !shape.upgrade() && !closeClientAfter && ending == null;
+        return forwarded.received() && shape.keepAlive() && !shape.upgrade() && !response.closesClient() && ending == null;
     }
 
     /** True while the exchange waits for more of the request body from the client (for its read timeout). */
@@ -268,104 +259,23 @@ final class ProxyExchange implements Exchange, UpstreamListener {
             ReferenceCountUtil.release(msg);
             return;
         }
-        if (msg instanceof HttpObject http && http.decoderResult().isFailure()) {
-            ReferenceCountUtil.release(msg);
-            LOG.log(Level.INFO, "{0}: invalid response from backend {1}: {2}", route.site().name(),
-                    attempts.backend(), http.decoderResult().cause());
-            upstreamFailed();
-            return;
-        }
-        if (msg instanceof HttpResponse response) {
-            responseHead(response);
-        }
-        if (msg instanceof HttpContent content) {
-            responseContent(content);
-        } else if (!(msg instanceof HttpResponse)) {
-            ReferenceCountUtil.release(msg);
-        }
+        response.read(msg);
     }
 
-    private void responseHead(HttpResponse response) {
-        switch (ResponseFraming.kind(response, shape)) {
-            case SWITCH -> switchProtocols(response);
-            case INVALID -> upstreamFailed();
-            case INTERIM -> {
-                // 100 Continue and friends: pass the head on, drop its end marker, keep waiting for the final answer.
-                responsePhase = ResponsePhase.INTERIM;
-                FullHttpResponse interim = ResponseFraming.interimHead(response, shape);
-                if (interim != null) {
-                    ctx.write(interim);
-                }
-            }
-            case FINAL -> {
-                attempts.answered();
-                armResponseTimer();
-                upstream.keepAliveTimeout(response.headers().get(HttpHeaderNames.KEEP_ALIVE));
-                ResponseFraming.Afterwards afterwards = ResponseFraming.finalHead(response, request.method(), shape,
-                        closeClientAfter);
-                backendReusable = afterwards.backendReusable();
-                closeClientAfter = !afterwards.clientStaysOpen();
-                if (replacesWithPage(response.status())) {
-                    responsePhase = ResponsePhase.REPLACING;
-                    replaced = response.status();
-                    return;
-                }
-                responsePhase = ResponsePhase.STREAMING;
-                route.rules().editResponse(response.headers(), https);
-                if (!(response instanceof LastHttpContent)) {
-                    ctx.write(response, ctx.voidPromise());
-                } // else all of it in one message (an HTTP/2 backend's trailers-only answer): it goes as the last piece
-            }
-        }
+    /** The backend's final answer (or its 101) began: no other backend is tried now, and its silence is timed. */
+    void answered() {
+        attempts.answered();
+        armResponseTimer();
     }
 
-    /** True when the site's {@code error_pages: {intercept: true}} has a page for this backend 5xx. */
-    private boolean replacesWithPage(HttpResponseStatus status) {
-        var pages = route.site().traffic().errorPages();
-        return pages.intercept() && status.code() >= 500 && pages.forStatus(status.code()) != null;
+    /** The backend connection the exchange uses now; null between attempts. */
+    UpstreamConnection upstream() {
+        return upstream;
     }
 
-    private void responseContent(HttpContent content) {
-        boolean last = content instanceof LastHttpContent;
-        if (responsePhase == ResponsePhase.INTERIM && last) {
-            responsePhase = ResponsePhase.AWAITING_HEAD;
-            content.release();
-            return;
-        }
-        if (responsePhase == ResponsePhase.REPLACING) {
-            content.release();
-            if (last) {
-                sendReplacement();
-            }
-            return;
-        }
-        if (!last) {
-            ctx.write(content, ctx.voidPromise());
-            return;
-        }
-        responsePhase = ResponsePhase.DONE;
-        // A backend may answer before the request body is in (an early error, or an echo that streams): the rest
-        // of the body is not worth reading, so the connection ends with this response.
-        boolean close = closeClientAfter || !forwarded.received();
-        end(Ending.COMPLETED);
-        // Flush here: once the connection is back in its pool, this exchange hears no more read-complete events.
-        if (close) {
-            ctx.writeAndFlush(content).addListener(ChannelFutureListener.CLOSE);
-        } else {
-            ctx.writeAndFlush(content, ctx.voidPromise());
-        }
-        handler.exchangeDone(this, close);
-    }
-
-    /** The backend's 5xx body is all read (and dropped): the site's page goes to the client in its place. */
-    private void sendReplacement() {
-        responsePhase = ResponsePhase.DONE;
-        boolean close = closeClientAfter || !forwarded.received();
-        end(Ending.COMPLETED);
-        FullHttpResponse page = ErrorPages.response(replaced, close, route.site().traffic().errorPages());
-        route.rules().editResponse(page.headers(), https);
-        handler.respond(page, close);
-        handler.exchangeDone(this, close);
+    /** The backend the current attempt goes to, for log lines. */
+    UpstreamAddress backend() {
+        return attempts.backend();
     }
 
     @Override
@@ -402,18 +312,6 @@ final class ProxyExchange implements Exchange, UpstreamListener {
         }
     }
 
-    /** A 101 answer to an upgrade request: both connections become a raw relay of bytes. */
-    private void switchProtocols(HttpResponse response) {
-        responsePhase = ResponsePhase.RELAYED;
-        attempts.answered();
-        Channel backend = upstream.channel();
-        end(Ending.UPGRADED);
-        boolean websocket = ResponseFraming.switchHead(response);
-        route.rules().editResponse(response.headers(), https);
-        ctx.writeAndFlush(response, ctx.voidPromise());
-        handler.switchToRelay(backend, websocket, route.site().traffic().websocketIdle());
-    }
-
     // ---------------------------------------------------------------- endings
 
     @Override
@@ -426,11 +324,11 @@ final class ProxyExchange implements Exchange, UpstreamListener {
         }
         boolean reused = upstream != null && upstream.reused();
         upstream = null;
-        if (responsePhase.started()) {
+        if (response.phase().started()) {
             cut(Ending.BACKEND_FAILED);
             return;
         }
-        if (responsePhase == ResponsePhase.REPLACING) {
+        if (response.phase() == ResponsePhase.REPLACING) {
             fail(HttpResponseStatus.BAD_GATEWAY); // it had answered: nothing to try again
             return;
         }
@@ -458,8 +356,9 @@ final class ProxyExchange implements Exchange, UpstreamListener {
         attempts.connect(ctx.channel().eventLoop(), fresh);
     }
 
-    private void upstreamFailed() {
-        if (responsePhase.started()) {
+    /** The backend's answer cannot be carried: a 502 before any of it went out, a cut client side after. */
+    void upstreamFailed() {
+        if (response.phase().started()) {
             // Part of the response is already with the client: cutting the connection is the only honest signal.
             cut(Ending.BACKEND_FAILED);
         } else {
@@ -472,7 +371,7 @@ final class ProxyExchange implements Exchange, UpstreamListener {
         if (ending != null) {
             return;
         }
-        if (responsePhase.started()) {
+        if (response.phase().started()) {
             // An answer is already streaming (a backend that responds before the body is in): an error page now
             // would be spliced into it. Cutting the connection is the only honest signal left.
             cut(Ending.REQUEST_FAILED);
@@ -530,7 +429,7 @@ final class ProxyExchange implements Exchange, UpstreamListener {
      * released, the attempt's in-flight count ended, and the backend connection settled as the reason dictates.
      * What the client gets (the last piece, an error page, a 101, a cut) is the caller's to send, after this.
      */
-    private void end(Ending why) {
+    void end(Ending why) {
         ending = why;
         stopResponseTimer();
         if (writeStall != null) {
@@ -548,7 +447,7 @@ final class ProxyExchange implements Exchange, UpstreamListener {
         }
         switch (why) {
             // Reused only when both messages were carried in full.
-            case COMPLETED -> settle(conn, backendReusable && forwarded.phase() == RequestPhase.SENT);
+            case COMPLETED -> settle(conn, response.backendReusable() && forwarded.phase() == RequestPhase.SENT);
             // Given back when nothing was written to it; otherwise it may hold half an exchange.
             case LOCAL_ANSWER, REJECTED, CLIENT_GONE -> settle(conn, !forwarded.phase().headSent());
             case BACKEND_FAILED, REQUEST_FAILED, WRITE_TIMEOUT -> conn.close();
@@ -585,7 +484,7 @@ final class ProxyExchange implements Exchange, UpstreamListener {
         }
         LOG.log(Level.INFO, "{0}: backend {1} did not answer within {2}", route.site().name(), attempts.backend(),
                 route.site().responseTimeout());
-        if (responsePhase.started()) {
+        if (response.phase().started()) {
             cut(Ending.BACKEND_FAILED);
         } else {
             attempts.timedOut();
