@@ -1,5 +1,7 @@
 package dev.usher.it;
 
+import dev.usher.testing.CrowdSec;
+import dev.usher.testing.LogCapture;
 import dev.usher.testing.RunningUsher;
 import dev.usher.testing.Servers;
 import dev.usher.whoami.Whoami;
@@ -14,14 +16,15 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code crowdsec:} following {@link CrowdSecLocalApi}, a server started in the test that follows the CrowdSec local
- * API's documented {@code /v1/decisions/stream} contract: a ban added for 127.0.0.2 refuses its new connections and
- * the next request of one already open within the poll interval, a deleted one is served again; ranges and captcha
- * decisions; the bans last known kept while the local API is down, and followed again once it is back.
+ * {@code crowdsec:} against a real CrowdSec local API ({@link CrowdSec}: Debian's crowdsec run with {@code -no-cs},
+ * decisions made with the real {@code cscli}): a ban refuses its new connections and the next request of one already
+ * open within the poll interval, a deleted one is served again; ranges and captcha decisions; the bans last known are
+ * kept while the local API is down, which is logged once, and followed again once it is back; a refused key.
  */
 class CrowdSecTest {
     @RegisterExtension
@@ -61,9 +64,9 @@ class CrowdSecTest {
         }
     }
 
-    /** Waits (up to 10 s: a few poll intervals) until a request from {@code from} gets {@code expected}. */
+    /** Waits (up to 15 s: a few poll intervals) until a request from {@code from} gets {@code expected}. */
     void await(String from, int port, String expected) throws Exception {
-        long deadline = System.nanoTime() + 10_000_000_000L;
+        long deadline = System.nanoTime() + 15_000_000_000L;
         String last = null;
         while (System.nanoTime() < deadline) {
             last = request(from, port);
@@ -75,7 +78,11 @@ class CrowdSecTest {
         throw new AssertionError("from " + from + " expected " + expected + ", last got " + last);
     }
 
-    RunningUsher usher(CrowdSecLocalApi api, String key) throws Exception {
+    CrowdSec localApi() throws IOException {
+        return servers.track(CrowdSec.start(dir.resolve("crowdsec")));
+    }
+
+    RunningUsher usher(CrowdSec api, String key) throws Exception {
         Whoami backend = servers.backend("app");
         Path keyFile = dir.resolve("crowdsec.key");
         Files.writeString(keyFile, key + "\n");
@@ -86,10 +93,17 @@ class CrowdSecTest {
                 """.formatted(api.port(), keyFile, backend.port()));
     }
 
+    /** The lines logged about this local API at {@code level}. */
+    static List<String> logged(LogCapture logs, CrowdSec api, String level) {
+        return logs.records.stream()
+                .filter(r -> r.startsWith(level + " ") && r.contains("CrowdSec local API http://127.0.0.1:" + api.port()))
+                .toList();
+    }
+
     @Test
-    void bansAddedAndDeletedInTheLocalApiAreFollowed() throws Exception {
-        CrowdSecLocalApi api = servers.track(CrowdSecLocalApi.start(0, "bouncer-key-1"));
-        RunningUsher usher = usher(api, "bouncer-key-1");
+    void bansAddedAndDeletedWithCscliAreFollowed() throws Exception {
+        CrowdSec api = localApi();
+        RunningUsher usher = usher(api, api.addBouncer("usher"));
         int port = usher.port();
         assertThat(request("127.0.0.2", port)).startsWith("HTTP/1.1 200");
         try (Socket open = new Socket()) {
@@ -97,49 +111,60 @@ class CrowdSecTest {
             open.connect(new InetSocketAddress("127.0.0.1", port));
             open.setSoTimeout(5000);
             assertThat(exchange(open)).startsWith("HTTP/1.1 200");
-            api.add("Ip", "127.0.0.2", "ban");
+            api.addDecision("127.0.0.2", "ban");
             await("127.0.0.2", port, "closed");
             assertThat(exchange(open)).as("a connection opened before the ban").startsWith("HTTP/1.1 403");
         }
         assertThat(request("127.0.0.1", port)).as("others are served").startsWith("HTTP/1.1 200");
-        api.add("Range", "127.0.0.8/29", "ban");
-        api.add("Ip", "127.0.0.3", "captcha");
+        api.addDecision("127.0.0.8/29", "ban");
+        api.addDecision("127.0.0.3", "captcha");
         await("127.0.0.9", port, "closed");
         await("127.0.0.3", port, "closed");
         assertThat(request("127.0.0.16", port)).startsWith("HTTP/1.1 200");
-        api.delete("127.0.0.2");
-        api.delete("127.0.0.8/29");
+        api.deleteDecision("127.0.0.2");
+        api.deleteDecision("127.0.0.8/29");
         await("127.0.0.2", port, "HTTP/1.1 200");
         await("127.0.0.9", port, "HTTP/1.1 200");
         assertThat(request("127.0.0.3", port)).isEqualTo("closed");
     }
 
     @Test
-    void theBansLastKnownStayWhileTheLocalApiIsDown() throws Exception {
-        CrowdSecLocalApi api = CrowdSecLocalApi.start(0, "bouncer-key-2");
-        int apiPort = api.port();
-        RunningUsher usher = usher(api, "bouncer-key-2");
-        api.add("Ip", "127.0.0.2", "ban");
-        await("127.0.0.2", usher.port(), "closed");
-        api.close();
-        Thread.sleep(3000); // several intervals' worth of failed pulls
-        assertThat(request("127.0.0.2", usher.port())).isEqualTo("closed");
-        assertThat(request("127.0.0.1", usher.port())).startsWith("HTTP/1.1 200");
-        // Back, with the ban lifted meanwhile: the first pull after the outage asks for the whole list again.
-        CrowdSecLocalApi back = servers.track(CrowdSecLocalApi.start(apiPort, "bouncer-key-2"));
-        back.add("Ip", "127.0.0.4", "ban");
-        await("127.0.0.2", usher.port(), "HTTP/1.1 200");
-        await("127.0.0.4", usher.port(), "closed");
-        assertThat(back.startupPulls.get()).isGreaterThanOrEqualTo(1);
+    void theBansLastKnownStayWhileTheLocalApiIsDownWhichIsLoggedOnce() throws Exception {
+        CrowdSec api = localApi();
+        try (LogCapture logs = new LogCapture()) {
+            RunningUsher usher = usher(api, api.addBouncer("usher"));
+            api.addDecision("127.0.0.2", "ban");
+            await("127.0.0.2", usher.port(), "closed");
+            api.stop();
+            Thread.sleep(5000); // failed pulls at 1 s, 2 s (the backoff's first steps)
+            assertThat(request("127.0.0.2", usher.port())).isEqualTo("closed");
+            assertThat(request("127.0.0.1", usher.port())).startsWith("HTTP/1.1 200");
+            assertThat(logged(logs, api, "WARNING")).as("the outage, logged once").hasSize(1)
+                    .allSatisfy(line -> assertThat(line).contains("keeping the 1 bans known"));
+
+            // Back; the ban lifted and another made since: both followed, and the return logged once.
+            api.start();
+            api.deleteDecision("127.0.0.2");
+            api.addDecision("127.0.0.4", "ban");
+            await("127.0.0.2", usher.port(), "HTTP/1.1 200");
+            await("127.0.0.4", usher.port(), "closed");
+            assertThat(logged(logs, api, "WARNING")).hasSize(1);
+            assertThat(logged(logs, api, "INFO")).as("the return").hasSize(1)
+                    .allSatisfy(line -> assertThat(line).contains("decisions enforced"));
+        }
     }
 
     @Test
-    void aRefusedKeyEnforcesNothingAndKeepsTrying() throws Exception {
-        CrowdSecLocalApi api = servers.track(CrowdSecLocalApi.start(0, "the-right-key"));
-        api.add("Ip", "127.0.0.2", "ban");
-        RunningUsher usher = usher(api, "a-wrong-key");
-        Thread.sleep(2500);
-        assertThat(api.pulls.get()).as("no answer was given to a wrong key").isZero();
-        assertThat(request("127.0.0.2", usher.port())).startsWith("HTTP/1.1 200");
+    void aRefusedKeyEnforcesNothingAndSaysWhy() throws Exception {
+        CrowdSec api = localApi();
+        api.addBouncer("usher");
+        api.addDecision("127.0.0.2", "ban");
+        try (LogCapture logs = new LogCapture()) {
+            RunningUsher usher = usher(api, "a-wrong-key");
+            Thread.sleep(2500);
+            assertThat(request("127.0.0.2", usher.port())).startsWith("HTTP/1.1 200");
+            assertThat(logged(logs, api, "WARNING")).hasSize(1)
+                    .allSatisfy(line -> assertThat(line).contains("the bouncer key was refused (HTTP 403"));
+        }
     }
 }

@@ -1,5 +1,7 @@
 package dev.usher.tls;
 
+import dev.usher.testing.LogCapture;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
