@@ -112,7 +112,8 @@ final class SitesReader {
                     Map.entry("retry_after", "\"retry_after\" belongs under maintenance: in this site")));
 
     /** Keys whose values are files or folders of this machine: a container's labels may not name them. */
-    private static final List<String> HOST_FILES = List.of("root", "error_pages", "maintenance");
+    private static final List<String> HOST_FILES = List.of("root", "error_pages", "maintenance", "tls.cert",
+            "tls.key", "upstream_tls.ca", "upstream_tls.client_cert", "upstream_tls.client_key");
 
     /** Where a normalised site name was first seen. */
     private record FirstSeen(String raw, Node keyNode) {
@@ -314,19 +315,16 @@ final class SitesReader {
 
     /**
      * Reports each key of a label site (or of one of its paths) that names files or folders of this machine: a
-     * container must not get Usher to serve /etc or read a file of its choosing as an error page.
+     * container must not get Usher to serve /etc, read a file of its choosing as an error page, or load a key and
+     * certificate (or a CA to trust) from the host.
      */
     private boolean namesHostFiles(Map<String, Field> fields, Field pathsField) {
         List<Field> found = new ArrayList<>();
-        HOST_FILES.stream().map(fields::get).filter(java.util.Objects::nonNull).forEach(found::add);
+        hostFiles(fields.values(), "", found);
         if (pathsField != null && pathsField.value() instanceof MappingNode paths) {
             for (var path : paths.getValue()) {
                 if (path.getValueNode() instanceof MappingNode options) {
-                    for (var option : options.getValue()) {
-                        if (option.getKeyNode() instanceof ScalarNode key && key.getValue().equals("root")) {
-                            found.add(new Field("root", key, option.getValueNode(), pathsField.path()));
-                        }
-                    }
+                    hostFiles(fields(options, pathsField.path()), "", found);
                 }
             }
         }
@@ -335,5 +333,29 @@ final class SitesReader {
                     + "this machine); a site that needs it belongs in usher.yaml");
         }
         return !found.isEmpty();
+    }
+
+    /** Adds to {@code found} the fields (named with their {@code prefix}: "tls.cert") listed in {@link #HOST_FILES}. */
+    private static void hostFiles(Iterable<Field> fields, String prefix, List<Field> found) {
+        for (Field f : fields) {
+            String name = prefix + f.key();
+            if (HOST_FILES.contains(name)) {
+                found.add(new Field(name, f.keyNode(), f.value(), f.path()));
+            } else if (f.value() instanceof MappingNode nested
+                    && HOST_FILES.stream().anyMatch(k -> k.startsWith(name + "."))) {
+                hostFiles(fields(nested, f.path()), name + ".", found);
+            }
+        }
+    }
+
+    /** A mapping's scalar keys as fields (without the walker's checks: only for looking keys up). */
+    private static List<Field> fields(MappingNode mapping, YamlPath path) {
+        List<Field> out = new ArrayList<>();
+        for (var tuple : mapping.getValue()) {
+            if (tuple.getKeyNode() instanceof ScalarNode key) {
+                out.add(new Field(key.getValue(), key, tuple.getValueNode(), path));
+            }
+        }
+        return out;
     }
 }

@@ -119,8 +119,13 @@ class LabelSitesTest {
                 container("pages", Map.of("usher.host", "pages.example.com", "usher.error_pages.502", "/etc/shadow")),
                 container("flag", Map.of("usher.host", "flag.example.com", "usher.maintenance", "/etc/passwd")),
                 container("path", Map.of("usher.host", "path.example.com", "usher.paths", "{/x/: {root: /etc}}")),
+                container("cert", Map.of("usher.host", "cert.example.com", "usher.tls.cert", "/etc/usher/a.pem",
+                        "usher.tls.key", "/etc/usher/a.key")),
+                container("ca", Map.of("usher.host", "ca.example.com", "usher.upstream_tls.ca", "/etc/ssl/x.pem")),
+                container("client", Map.of("usher.host", "client.example.com",
+                        "usher.paths", "{/x/: {upstream_tls: {client_key: /etc/k}}}")),
                 container("fine", Map.of("usher.host", "fine.example.com", "usher.wait_for_backend", "10s"))));
-        assertThat(errors(result)).hasSize(4).allSatisfy(e -> assertThat(e).contains("cannot come from container "
+        assertThat(errors(result)).hasSize(8).allSatisfy(e -> assertThat(e).contains("cannot come from container "
                 + "labels (it names files of this machine)"));
         assertThat(result.config().sites()).extracting(Site::name).containsExactly("file.example.com",
                 "fine.example.com");
