@@ -154,6 +154,47 @@ const scenarios = {
     check(await page.getByLabel('Strip the prefix of path 1', { exact: true }).isChecked(), 'the strip flag did not read back');
   },
 
+  /**
+   * A static site from the form (the upstream rows give way to a folder), read back; then the other site put in
+   * maintenance mode with a wait for restarting backends, read back.
+   */
+  async 'self-hosting'(page) {
+    await openSites(page);
+    await page.getByRole('link', { name: 'Add site' }).click();
+    await page.getByLabel('Name', { exact: true }).fill(env('STATIC_NAME'));
+    await page.getByLabel('This site', { exact: true }).selectOption('folder');
+    check(await page.getByLabel('Upstream 1', { exact: true }).isHidden(), 'the upstream rows still show for a folder');
+    await page.getByRole('button', { name: 'Add site' }).click();
+    const folder = page.getByLabel('Folder', { exact: true });
+    const missing = await errorOf(page, folder);
+    await missing.filter({ hasText: 'Give the folder to serve.' }).waitFor();
+    await folder.fill(env('STATIC_ROOT'));
+    await page.getByLabel('TLS certificate', { exact: true }).selectOption('off');
+    await page.getByRole('button', { name: 'Add site' }).click();
+    await page.getByRole('status').filter({ hasText: `Added ${env('STATIC_NAME')}` }).waitFor();
+    const row = page.locator(`tr[data-site="${env('STATIC_NAME')}"]`);
+    await row.filter({ hasText: 'serves files' }).waitFor();
+    await page.getByRole('link', { name: `Edit ${env('STATIC_NAME')}` }).click();
+    await page.getByLabel('Folder', { exact: true }).waitFor();
+    check(await page.getByLabel('Folder', { exact: true }).inputValue() === env('STATIC_ROOT'), 'the folder did not read back');
+    await page.getByRole('link', { name: 'Cancel' }).click();
+
+    const name = env('SITE_NAME');
+    await page.getByRole('link', { name: `Edit ${name}` }).click();
+    await page.getByRole('heading', { name: `Edit ${name}` }).waitFor();
+    await page.getByText('Login, restarts and maintenance').click();
+    await page.getByLabel('Wait for a restarting backend', { exact: true }).fill('10s');
+    await page.getByLabel(/Maintenance mode/).check();
+    await shot(page, 'site-form-self-hosting', { fullPage: true });
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: `Saved ${name}` }).waitFor();
+    await page.getByRole('link', { name: `Edit ${name}` }).click();
+    await page.getByLabel(/Maintenance mode/).waitFor({ state: 'attached' });
+    check(await page.getByLabel(/Maintenance mode/).isChecked(), 'maintenance mode did not read back');
+    check(await page.getByLabel('Wait for a restarting backend', { exact: true }).inputValue() === '10s',
+      'the wait did not read back');
+  },
+
   /** An invalid upstream: the server's error appears at that upstream's field, and nothing else changes. */
   async 'invalid-upstream'(page) {
     await openSites(page);

@@ -23,7 +23,10 @@ final class FieldErrors {
             Map.entry(".policy", "policy"), Map.entry(".gzip", "gzip"), Map.entry(".max_body", "max_body"),
             Map.entry(".security_headers", "security_headers"), Map.entry(".health", "health_path"),
             Map.entry(".health.path", "health_path"), Map.entry(".upstream_tls", "insecure_skip_verify"),
-            Map.entry(".upstream_tls.insecure_skip_verify", "insecure_skip_verify"), Map.entry(".paths", "paths"));
+            Map.entry(".upstream_tls.insecure_skip_verify", "insecure_skip_verify"), Map.entry(".paths", "paths"),
+            Map.entry(".root", "root"), Map.entry(".maintenance", "maintenance"),
+            Map.entry(".wait_for_backend", "wait_for_backend"), Map.entry(".forward_auth", "forward_auth"),
+            Map.entry(".forward_auth.url", "forward_auth.url"), Map.entry(".forward_auth.preset", "forward_auth.preset"));
 
     private FieldErrors() {
     }

@@ -12,13 +12,16 @@ import java.util.Set;
 /**
  * SiteForm ↔ JSON: {@code {"name", "upstreams": [...], "tls": "auto"|"acme"|"internal"|"off"|{"cert","key"},
  * "policy", "gzip", "max_body", "security_headers", "health_path", "insecure_skip_verify",
- * "paths": [{"path", "to", "strip_prefix"}]}}. Reading checks the shape (types, required
+ * "paths": [{"path", "to", "strip_prefix"}], "root", "maintenance", "wait_for_backend", "forward_auth": {"url",
+ * "preset"}}} (a site has "upstreams" or, a static site, "root"). Reading checks the shape (types, required
  * fields); the values themselves are checked by the config loader once written into the file's text.
  */
 final class SiteFormJson {
     private static final Set<String> TLS = Set.of("auto", "acme", "internal", "off");
     private static final Set<String> KEYS = Set.of("name", "upstreams", "tls", "policy", "gzip", "max_body",
-            "security_headers", "health_path", "paths", "insecure_skip_verify");
+            "security_headers", "health_path", "paths", "insecure_skip_verify", "root", "maintenance",
+            "wait_for_backend", "forward_auth");
+    private static final Set<String> AUTH_KEYS = Set.of("url", "preset");
     private static final Set<String> PATH_KEYS = Set.of("path", "to", "strip_prefix");
 
     /** The form read, or the errors that stop it. */
@@ -47,8 +50,15 @@ final class SiteFormJson {
         }
         List<String> upstreams = new ArrayList<>();
         Object ups = map.get("upstreams");
-        if (!(ups instanceof List<?> list) || list.isEmpty()) {
-            errors.add(new FieldErrors.FieldError("upstreams", "give at least one upstream, such as app:80"));
+        String root = blankToNull(text(map, "root", errors));
+        if (root != null) {
+            if (ups instanceof List<?> list && !list.isEmpty()) {
+                errors.add(new FieldErrors.FieldError("upstreams", "a site serves a folder or forwards to upstreams, "
+                        + "not both"));
+            }
+        } else if (!(ups instanceof List<?> list) || list.isEmpty()) {
+            errors.add(new FieldErrors.FieldError("upstreams", "give at least one upstream, such as app:80 (or a "
+                    + "folder to serve)"));
         } else {
             for (int i = 0; i < list.size(); i++) {
                 if (list.get(i) instanceof String s && !s.isBlank()) {
@@ -90,12 +100,41 @@ final class SiteFormJson {
         String health = text(map, "health_path", errors);
         Boolean skipVerify = bool(map, "insecure_skip_verify", errors);
         List<SiteForm.Path> paths = paths(map.get("paths"), errors);
+        Boolean maintenance = bool(map, "maintenance", errors);
+        String wait = blankToNull(text(map, "wait_for_backend", errors));
+        String[] auth = forwardAuth(map.get("forward_auth"), errors);
         if (!errors.isEmpty()) {
             return new Parsed(null, errors);
         }
+        SiteForm.SelfHosting self = new SiteForm.SelfHosting(root, Boolean.TRUE.equals(maintenance) ? true : null,
+                wait, auth[0], auth[1]);
         return new Parsed(new SiteForm(name.strip(), upstreams, tls, cert, key, blankToNull(policy), gzip,
                 blankToNull(maxBodyText), security, blankToNull(health), paths,
-                skipVerify != null && skipVerify ? true : null), List.of());
+                skipVerify != null && skipVerify ? true : null, self), List.of());
+    }
+
+    /** {@code {"url", "preset"}} as {url, preset}, each null when not given (no forward auth without a URL). */
+    private static String[] forwardAuth(Object value, List<FieldErrors.FieldError> errors) {
+        if (value == null) {
+            return new String[2];
+        }
+        if (!(value instanceof Map<?, ?> auth)) {
+            errors.add(new FieldErrors.FieldError("forward_auth", "{url, preset}: the auth server's URL and, for "
+                    + "Authelia or Authentik, its preset"));
+            return new String[2];
+        }
+        for (Object key : auth.keySet()) {
+            if (!AUTH_KEYS.contains(key)) {
+                errors.add(new FieldErrors.FieldError("forward_auth", "unknown field \"" + key + "\""));
+            }
+        }
+        String url = blankToNull(text(auth, "url", errors, "forward_auth.url"));
+        String preset = blankToNull(text(auth, "preset", errors, "forward_auth.preset"));
+        if (url == null && preset != null) {
+            errors.add(new FieldErrors.FieldError("forward_auth.url", "give the auth server's URL, such as "
+                    + "http://authelia:9091"));
+        }
+        return new String[] {url, preset};
     }
 
     /** The form's path rows; their patterns and upstreams are checked by the config loader. */
@@ -151,7 +190,19 @@ final class SiteFormJson {
                 + ",\"max_body\":" + (f.maxBody() == null ? "null" : Json.string(f.maxBody()))
                 + ",\"security_headers\":" + (f.securityHeaders() != null && f.securityHeaders())
                 + ",\"health_path\":" + (f.healthPath() == null ? "null" : Json.string(f.healthPath()))
-                + ",\"insecure_skip_verify\":" + f.skipsVerify() + ",\"paths\":" + paths(f) + "}";
+                + ",\"insecure_skip_verify\":" + f.skipsVerify() + ",\"paths\":" + paths(f) + selfHosting(f) + "}";
+    }
+
+    private static String selfHosting(SiteForm f) {
+        SiteForm.SelfHosting self = f.selfHosting();
+        return ",\"root\":" + nullable(self.root()) + ",\"maintenance\":" + Boolean.TRUE.equals(self.maintenance())
+                + ",\"wait_for_backend\":" + nullable(self.waitForBackend()) + ",\"forward_auth\":"
+                + (self.authUrl() == null ? "null" : "{\"url\":" + Json.string(self.authUrl()) + ",\"preset\":"
+                + nullable(self.authPreset()) + "}");
+    }
+
+    private static String nullable(String s) {
+        return s == null ? "null" : Json.string(s);
     }
 
     private static String paths(SiteForm f) {

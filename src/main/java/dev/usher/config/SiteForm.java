@@ -20,30 +20,52 @@ import java.util.List;
  * @param paths              the site's {@code paths:} as the form edits them (a pattern, one upstream, the strip flag),
  *                           in file order
  * @param insecureSkipVerify {@code upstream_tls: {insecure_skip_verify: true}}, or null (off)
+ * @param selfHosting        the self-hosting options the form covers ({@link SelfHosting#NONE} for none)
  */
 public record SiteForm(String name, List<String> upstreams, String tls, String cert, String key, String policy,
                        Boolean gzip, String maxBody, Boolean securityHeaders, String healthPath, List<Path> paths,
-                       Boolean insecureSkipVerify) {
+                       Boolean insecureSkipVerify, SelfHosting selfHosting) {
     /** One path of the form: {@code /api/: {to: api:8080, strip_prefix: true}}. */
     public record Path(String pattern, String upstream, boolean stripPrefix) {
+    }
+
+    /**
+     * The self-hosting options as the form edits them, each null when not written.
+     *
+     * @param root           {@code root:}: the folder a static site serves, instead of upstreams
+     * @param maintenance    {@code maintenance: true}, or null (off)
+     * @param waitForBackend {@code wait_for_backend:} as written ({@code 10s}), or null
+     * @param authUrl        {@code forward_auth: {url: ...}}, or null for no forward auth
+     * @param authPreset     {@code forward_auth: {preset: authelia|authentik}}, or null
+     */
+    public record SelfHosting(String root, Boolean maintenance, String waitForBackend, String authUrl,
+                              String authPreset) {
+        public static final SelfHosting NONE = new SelfHosting(null, null, null, null, null);
+
+        /** True when none of them is set. */
+        boolean isEmpty() {
+            return root == null && (maintenance == null || !maintenance) && waitForBackend == null && authUrl == null;
+        }
     }
 
     public SiteForm {
         upstreams = upstreams == null ? List.of() : List.copyOf(upstreams);
         paths = paths == null ? List.of() : List.copyOf(paths);
+        selfHosting = selfHosting == null ? SelfHosting.NONE : selfHosting;
     }
 
-    /** A form without paths or {@code upstream_tls}. */
+    /** A form without paths, {@code upstream_tls} or self-hosting options. */
     public SiteForm(String name, List<String> upstreams, String tls, String cert, String key, String policy,
                     Boolean gzip, String maxBody, Boolean securityHeaders, String healthPath) {
-        this(name, upstreams, tls, cert, key, policy, gzip, maxBody, securityHeaders, healthPath, List.of(), null);
+        this(name, upstreams, tls, cert, key, policy, gzip, maxBody, securityHeaders, healthPath, List.of(), null,
+                SelfHosting.NONE);
     }
 
     /** True when nothing but upstreams (and a plain-HTTP or automatic certificate) is set: the short form. */
     boolean shortForm() {
         return (tls == null || tls.equals("auto") || tls.equals("off")) && (policy == null || policy.equals("round_robin"))
                 && (gzip == null || gzip) && maxBody == null && (securityHeaders == null || !securityHeaders)
-                && healthPath == null && paths.isEmpty() && !skipsVerify();
+                && healthPath == null && paths.isEmpty() && !skipsVerify() && selfHosting.isEmpty();
     }
 
     /** True when the backends' certificates are not checked. */
@@ -54,6 +76,6 @@ public record SiteForm(String name, List<String> upstreams, String tls, String c
     /** This form under another name. */
     public SiteForm withName(String other) {
         return new SiteForm(other, upstreams, tls, cert, key, policy, gzip, maxBody, securityHeaders, healthPath,
-                paths, insecureSkipVerify);
+                paths, insecureSkipVerify, selfHosting);
     }
 }

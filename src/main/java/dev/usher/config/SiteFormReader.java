@@ -16,23 +16,32 @@ import org.snakeyaml.engine.v2.nodes.SequenceNode;
  */
 final class SiteFormReader {
     private static final Set<String> FORM_KEYS = Set.of("to", "tls", "policy", "gzip", "compress", "max_body",
-            "security_headers", "health", "paths", "upstream_tls");
+            "security_headers", "health", "paths", "upstream_tls", "root", "maintenance", "wait_for_backend",
+            "forward_auth");
     /** The form's keys whose value may be more than a scalar (each checked on its own). */
-    private static final Set<String> STRUCTURED = Set.of("to", "health", "tls", "paths", "upstream_tls");
+    private static final Set<String> STRUCTURED = Set.of("to", "health", "tls", "paths", "upstream_tls",
+            "forward_auth");
 
     private SiteFormReader() {
     }
 
-    /** {@code proxy}, {@code redirect} or {@code respond}. */
+    /** {@code proxy}, {@code files} (a static site), {@code redirect} or {@code respond}. */
     static String kind(Node value) {
         if (value instanceof MappingNode map) {
             for (NodeTuple t : map.getValue()) {
-                String key = keyText(t);
-                if (key.equals("redirect")) {
-                    return "redirect";
-                }
-                if (key.equals("respond")) {
-                    return "respond";
+                switch (keyText(t)) {
+                    case "redirect" -> {
+                        return "redirect";
+                    }
+                    case "respond" -> {
+                        return "respond";
+                    }
+                    case "root" -> {
+                        return "files";
+                    }
+                    default -> {
+                        // proxy keys, or options of any kind
+                    }
                 }
             }
         }
@@ -57,7 +66,11 @@ final class SiteFormReader {
             if (!FORM_KEYS.contains(key)) {
                 return false;
             }
-            hasTo |= key.equals("to");
+            hasTo |= key.equals("to") || key.equals("root");
+            if (key.equals("forward_auth") && !onlyUrlAndPreset(v)
+                    || key.equals("maintenance") && !(v instanceof ScalarNode m && isBoolean(m.getValue()))) {
+                return false; // copy_headers, a timeout, a flag file or allowed addresses: more than the form has
+            }
             if (key.equals("to") && !editable(v) || key.equals("to") && v instanceof MappingNode) {
                 return false;
             }
@@ -110,6 +123,20 @@ final class SiteFormReader {
         return true;
     }
 
+    /** {@code forward_auth: {url: ..., preset: ...}} (a preset optional), or the short {@code forward_auth: URL}. */
+    private static boolean onlyUrlAndPreset(Node value) {
+        if (value instanceof ScalarNode s) {
+            return !NodeWalker.isNull(s);
+        }
+        return value instanceof MappingNode map && map.getValue().stream().allMatch(t -> t.getValueNode()
+                instanceof ScalarNode && (keyText(t).equals("url") || keyText(t).equals("preset")))
+                && map.getValue().stream().anyMatch(t -> keyText(t).equals("url"));
+    }
+
+    private static boolean isBoolean(String text) {
+        return text.equals("true") || text.equals("false");
+    }
+
     /** {@code upstream_tls: {insecure_skip_verify: ...}} and nothing else: the one TLS option the form has. */
     private static boolean onlySkipVerify(Node value) {
         return value instanceof MappingNode map && map.getValue().size() == 1
@@ -159,6 +186,11 @@ final class SiteFormReader {
         String health = null;
         List<SiteForm.Path> paths = List.of();
         Boolean skipVerify = null;
+        String root = null;
+        Boolean maintenance = null;
+        String wait = null;
+        String authUrl = null;
+        String authPreset = null;
         for (NodeTuple t : map.getValue()) {
             Node v = t.getValueNode();
             String text = v instanceof ScalarNode s ? s.getValue() : null;
@@ -203,13 +235,30 @@ final class SiteFormReader {
                                 .equals("true");
                     }
                 }
+                case "root" -> root = text;
+                case "maintenance" -> maintenance = text == null ? null : text.equals("true");
+                case "wait_for_backend" -> wait = text;
+                case "forward_auth" -> {
+                    if (text != null) {
+                        authUrl = text;
+                    } else if (v instanceof MappingNode auth) {
+                        for (NodeTuple f : auth.getValue()) {
+                            String option = f.getValueNode() instanceof ScalarNode s ? s.getValue() : null;
+                            if (keyText(f).equals("url")) {
+                                authUrl = option;
+                            } else if (keyText(f).equals("preset")) {
+                                authPreset = option;
+                            }
+                        }
+                    }
+                }
                 default -> {
                     // not covered by the form: the site is shown read-only (see editable)
                 }
             }
         }
         return new SiteForm(name, ups, tls, cert, key, policy, gzip, maxBody, security, health, paths,
-                skipVerify);
+                skipVerify, new SiteForm.SelfHosting(root, maintenance, wait, authUrl, authPreset));
     }
 
     private static List<SiteForm.Path> paths(Node value) {

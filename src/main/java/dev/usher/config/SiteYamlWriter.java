@@ -29,7 +29,8 @@ final class SiteYamlWriter {
             return out;
         }
         out.add(pad + key + ":" + newline);
-        out.add(inner + "to: " + to + newline);
+        SiteForm.SelfHosting self = form.selfHosting();
+        out.add(inner + (self.root() != null ? "root: " + scalar(self.root()) : "to: " + to) + newline);
         if ("files".equals(form.tls())) {
             out.add(inner + "tls: {cert: " + scalar(nullToEmpty(form.cert())) + ", key: "
                     + scalar(nullToEmpty(form.key())) + "}" + newline);
@@ -53,6 +54,16 @@ final class SiteYamlWriter {
         }
         if (form.skipsVerify()) {
             out.add(inner + "upstream_tls: {insecure_skip_verify: true}" + newline);
+        }
+        if (self.authUrl() != null) {
+            out.add(inner + "forward_auth: {url: " + scalar(self.authUrl())
+                    + (self.authPreset() == null ? "" : ", preset: " + scalar(self.authPreset())) + "}" + newline);
+        }
+        if (self.waitForBackend() != null) {
+            out.add(inner + "wait_for_backend: " + scalar(self.waitForBackend()) + newline);
+        }
+        if (self.maintenance() != null && self.maintenance()) {
+            out.add(inner + "maintenance: true" + newline);
         }
         if (!form.paths().isEmpty()) {
             out.add(inner + "paths:" + newline);

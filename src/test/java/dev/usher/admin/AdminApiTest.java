@@ -1,7 +1,6 @@
 package dev.usher.admin;
 
 import dev.usher.Usher;
-import dev.usher.cert.Retry;
 import dev.usher.config.ConfigLoader;
 import dev.usher.reload.ConfigWatcher;
 import dev.usher.reload.ReloadCounts;
@@ -12,9 +11,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -25,8 +21,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -60,10 +54,10 @@ class AdminApiTest {
     Whoami a;
     Whoami b;
     Path file;
+    AdminUnderTest admin;
     Usher usher;
     Reloader reloader;
-    ConfigWatcher watcher;
-    HttpClient http = HttpClient.newHttpClient();
+    HttpClient http;
     String csrf;
 
     @BeforeEach
@@ -72,16 +66,16 @@ class AdminApiTest {
         b = Whoami.start("127.0.0.1", 0, "backend-b");
         file = folder.resolve("usher.yaml");
         Files.writeString(file, FILE.formatted(addr(a), addr(b)));
-        usher = Usher.start(ConfigLoader.load(file), 1, Retry.DEFAULT, Duration.ofSeconds(1));
-        reloader = usher.reloadFrom(file);
-        watcher = ConfigWatcher.start(file, () -> reloader.reloadIfChanged("file change"));
-        csrf = field(get("/api/session").body(), "csrf");
+        admin = AdminUnderTest.start(file);
+        usher = admin.usher;
+        reloader = admin.reloader;
+        http = admin.http();
+        csrf = admin.csrf;
     }
 
     @AfterEach
     void stop() {
-        watcher.close();
-        usher.close();
+        admin.close();
         a.close();
         b.close();
     }
@@ -118,7 +112,8 @@ class AdminApiTest {
         HttpResponse<String> one = get("/api/sites/old.localhost");
         assertThat(one.body()).contains("\"site\":{\"name\":\"old.localhost\",\"upstreams\":[\"" + addr(b)
                 + "\"],\"tls\":\"off\",\"policy\":\"round_robin\",\"gzip\":false,\"max_body\":null,"
-                + "\"security_headers\":false,\"health_path\":null,\"insecure_skip_verify\":false,\"paths\":[]}")
+                + "\"security_headers\":false,\"health_path\":null,\"insecure_skip_verify\":false,\"paths\":[],"
+                + "\"root\":null,\"maintenance\":false,\"wait_for_backend\":null,\"forward_auth\":null}")
                 .contains("\"yaml\":\"  http://old.localhost:\\n      to: [" + addr(b) + "]\\n      gzip: false\\n\"");
         assertThat(get("/api/sites/nope.localhost").statusCode()).isEqualTo(404);
     }
@@ -437,47 +432,27 @@ class AdminApiTest {
     // --- helpers ---
 
     private String version() throws Exception {
-        return "\"" + ConfigFile.version(Files.readAllBytes(file)) + "\"";
+        return admin.version();
     }
 
     private URI uri(String path) {
-        return URI.create("http://127.0.0.1:" + usher.adminAddress().getPort() + path);
+        return admin.uri(path);
     }
 
     private HttpResponse<String> get(String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(uri(path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        return admin.get(path);
     }
 
     private HttpResponse<String> write(String method, String path, String ifMatch, String json) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).method(method, json == null
-                ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(json));
-        if (ifMatch != null) {
-            b.header("If-Match", ifMatch);
-        }
-        if (csrf != null) {
-            b.header("X-Usher-CSRF", csrf);
-        }
-        if (json != null) {
-            b.header("Content-Type", "application/json");
-        }
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return admin.write(method, path, ifMatch, json, csrf);
     }
 
-    /** A request through Usher's plain-HTTP listener with the Host given; the whole answer as text. */
     private String request(String method, String path, String body, String host) throws Exception {
-        try (Socket s = new Socket("127.0.0.1", usher.httpAddress().getPort())) {
-            s.setSoTimeout(5000);
-            OutputStream out = s.getOutputStream();
-            out.write((method + " " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
-            InputStream in = s.getInputStream();
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
+        return admin.request(method, path, body, host);
     }
 
     static String field(String json, String name) {
-        Matcher m = Pattern.compile("\"" + name + "\":\"([^\"]*)\"").matcher(json);
-        return m.find() ? m.group(1) : null;
+        return AdminUnderTest.field(json, name);
     }
 
     /** The lines that differ, as "-old" and "+new", for two texts whose other lines are the same in order. */

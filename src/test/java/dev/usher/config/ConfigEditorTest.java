@@ -165,7 +165,7 @@ class ConfigEditorTest {
     void pathsAndAnUnverifiedHttpsUpstreamAreWrittenAndReadBack() throws Exception {
         SiteForm form = new SiteForm("nas.example.com", List.of("https://10.0.0.5:5001"), null, null, null, null,
                 null, null, null, null, List.of(new SiteForm.Path("/api/", "h2c://api:50051", true),
-                new SiteForm.Path("/exact", "app:80", false)), true);
+                new SiteForm.Path("/exact", "app:80", false)), true, SiteForm.SelfHosting.NONE);
         String edited = ConfigEditor.put(FILE, "shop.example.com", form);
         // the file's own indentation (4, then 6 more), keys quoted as the writer quotes any key with a slash
         assertThat(edited).contains("""
@@ -201,5 +201,54 @@ class ConfigEditorTest {
                     paths: {/api/: api:80, /v2/: {to: v2:80, strip_prefix: true}}
                 """);
         assertThat(sites).extracting(ConfigEditor.Entry::editable).containsExactly(false, false, true);
+    }
+
+    @Test
+    void selfHostingOptionsAreWrittenAndReadBack(@org.junit.jupiter.api.io.TempDir java.nio.file.Path www)
+            throws Exception {
+        SiteForm files = new SiteForm("www.example.com", List.of(), null, null, null, null, null, null, null, null,
+                List.of(), null, new SiteForm.SelfHosting(www.toString(), true, null, null, null));
+        SiteForm app = new SiteForm("app.example.com", List.of("app:80"), null, null, null, null, null, null, null,
+                null, List.of(), null, new SiteForm.SelfHosting(null, null, "10s", "http://authelia:9091",
+                "authelia"));
+        String edited = ConfigEditor.put(ConfigEditor.put(FILE, null, files), null, app);
+        assertThat(edited).contains("""
+                    www.example.com:
+                          root: %s
+                          maintenance: true
+                """.formatted(www)).contains("""
+                    app.example.com:
+                          to: app:80
+                          forward_auth: {url: http://authelia:9091, preset: authelia}
+                          wait_for_backend: 10s
+                """);
+        UsherConfig config = ConfigLoader.parse(edited, "edited.yaml");
+        Site served = config.sites().stream().filter(s -> s.name().equals("www.example.com")).findFirst()
+                .orElseThrow();
+        assertThat(served.traffic().files().root()).isEqualTo(www);
+        assertThat(served.traffic().maintenance()).isNotNull();
+        Site proxied = config.sites().stream().filter(s -> s.name().equals("app.example.com")).findFirst()
+                .orElseThrow();
+        assertThat(proxied.traffic().forwardAuth().preset()).isEqualTo("authelia");
+        assertThat(proxied.traffic().waitForBackend().time()).hasSeconds(10);
+        for (SiteForm form : List.of(files, app)) {
+            ConfigEditor.Entry back = ConfigEditor.site(edited, form.name()).orElseThrow();
+            assertThat(back.editable()).as(form.name()).isTrue();
+            assertThat(back.form()).isEqualTo(form);
+        }
+        assertThat(ConfigEditor.site(edited, "www.example.com").orElseThrow().kind()).isEqualTo("files");
+    }
+
+    @Test
+    void selfHostingOptionsTheFormLacksLeaveTheSiteReadOnly() throws Exception {
+        List<ConfigEditor.Entry> sites = ConfigEditor.sites("""
+                sites:
+                  a.example.com: {to: a:80, forward_auth: {url: "http://auth:9091", copy_headers: [Remote-User]}}
+                  b.example.com: {to: b:80, maintenance: {file: /srv/MAINTENANCE}}
+                  c.example.com: {root: /srv/www, browse: true}
+                  d.example.com: {to: d:80, error_pages: {502: /srv/502.html}}
+                  e.example.com: {to: e:80, forward_auth: "http://auth:9091", maintenance: false}
+                """);
+        assertThat(sites).extracting(ConfigEditor.Entry::editable).containsExactly(false, false, false, false, true);
     }
 }

@@ -152,6 +152,21 @@ class AdminUiBrowserTest {
     }
 
     @Test
+    void makesAStaticSiteAndPutsAnotherInMaintenanceFromTheForm() throws Exception {
+        ReloadingUsher usher = start();
+        Path www = Files.createDirectories(usher.file.resolveSibling("www"));
+        Files.writeString(www.resolve("index.html"), "static-page");
+
+        runScenario("self-hosting", usher, Map.of("STATIC_NAME", "files.localhost", "STATIC_ROOT", www.toString(),
+                "SITE_NAME", "old.localhost"));
+
+        assertThat(Files.readString(usher.file)).contains("root: " + www).contains("maintenance: true")
+                .contains("wait_for_backend: 10s");
+        assertThat(get(usher, "files.localhost").body()).isEqualTo("static-page");
+        assertThat(get(usher, "old.localhost").status()).isEqualTo(503);
+    }
+
+    @Test
     void showsTheServersErrorAtTheInvalidUpstreamsFieldAndLeavesTheFileAlone() throws Exception {
         ReloadingUsher usher = start();
         byte[] before = Files.readAllBytes(usher.file);

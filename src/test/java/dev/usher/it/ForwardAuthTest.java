@@ -1,5 +1,6 @@
 package dev.usher.it;
 
+import dev.usher.testing.AutheliaForwardAuthServer;
 import dev.usher.testing.RawHttp;
 import dev.usher.testing.RunningUsher;
 import dev.usher.testing.Servers;

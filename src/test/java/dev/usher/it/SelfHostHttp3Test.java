@@ -1,5 +1,6 @@
 package dev.usher.it;
 
+import dev.usher.testing.AutheliaForwardAuthServer;
 import dev.usher.Usher;
 import dev.usher.config.ConfigLoader;
 import dev.usher.testing.Servers;

@@ -1,33 +1,12 @@
 // Add or edit a site. The server validates; its errors are shown under the field whose path they name.
 import { h } from './dom.js';
+import { check, errorFor, field, select } from './form-fields.js';
+import { selfHostingPart } from './site-selfhost.js';
 
 const TLS = [['auto', 'auto (local CA or ACME, by name)'], ['acme', 'acme (a public CA)'], ['internal', 'internal (local CA)'],
   ['off', 'off (plain HTTP)'], ['files', 'files (my own certificate)']];
 const POLICIES = [['round_robin', 'round robin (in turn)'], ['least_conn', 'least connections'],
   ['first', 'first healthy (failover)'], ['ip_hash', 'client IP hash (sticky)']];
-
-/** An error element for a field path; the input points at it with aria-describedby. */
-function errorFor(path) {
-  return h('p', { class: 'field-error', id: `err-${path.replace(/[^a-z0-9]+/gi, '-')}`, 'data-error-for': path });
-}
-
-function field(label, input, path, hint) {
-  const err = errorFor(path);
-  const hintEl = hint && h('p', { class: 'hint', id: `hint-${input.id}` }, hint);
-  input.setAttribute('aria-describedby', [err.id, hintEl && hintEl.id].filter(Boolean).join(' '));
-  return h('div', { class: 'field', 'data-field': path }, h('label', { for: input.id }, label), input, hintEl, err);
-}
-
-function check(label, input, path, hint) {
-  const err = errorFor(path);
-  input.setAttribute('aria-describedby', err.id);
-  return h('div', { class: 'field check', 'data-field': path },
-    h('label', { for: input.id }, input, h('span', null, label, hint && h('span', { class: 'hint' }, ` — ${hint}`))), err);
-}
-
-function select(id, options, value) {
-  return h('select', { id, name: id }, options.map(([v, text]) => h('option', { value: v, selected: v === value }, text)));
-}
 
 function readOnly(name, yaml) {
   return {
@@ -159,6 +138,12 @@ export async function siteFormView(app, originalName) {
   inputs.tls.addEventListener('change', showFiles);
   showFiles();
 
+  const upstreamsPart = h('fieldset', { class: 'field', id: 'upstreams-part' }, h('legend', null, 'Upstreams'),
+    h('p', { class: 'hint' }, 'Backends as host:port, e.g. app:8080 or 127.0.0.1:3000; https://host:port for a backend that '
+      + 'speaks HTTPS (Proxmox, Portainer…), h2c://host:port for cleartext HTTP/2 (gRPC).'), rows, upstreamsError,
+    h('button', { type: 'button', class: 'secondary', id: 'add-upstream', onclick: () => addRow('', true) }, 'Add upstream'));
+  const self = selfHostingPart(site, upstreamsPart);
+
   const topErrors = h('div', { class: 'form-errors', id: 'form-errors', role: 'alert', tabindex: '-1' });
   const save = h('button', { type: 'submit', id: 'save' }, originalName ? 'Save changes' : 'Add site');
   const title = originalName ? `Edit ${originalName}` : 'Add a site';
@@ -166,10 +151,8 @@ export async function siteFormView(app, originalName) {
   const form = h('form', { class: 'card site-form', id: 'site-form', novalidate: true, onsubmit: submit },
     topErrors,
     field('Name', inputs.name, 'name', 'The host name clients use, e.g. app.example.com; TLS off serves it as plain HTTP.'),
-    h('fieldset', { class: 'field' }, h('legend', null, 'Upstreams'),
-      h('p', { class: 'hint' }, 'Backends as host:port, e.g. app:8080 or 127.0.0.1:3000; https://host:port for a backend that '
-        + 'speaks HTTPS (Proxmox, Portainer…), h2c://host:port for cleartext HTTP/2 (gRPC).'), rows, upstreamsError,
-      h('button', { type: 'button', class: 'secondary', id: 'add-upstream', onclick: () => addRow('', true) }, 'Add upstream')),
+    self.serves,
+    upstreamsPart,
     h('fieldset', { class: 'field' }, h('legend', null, 'Paths'),
       h('p', { class: 'hint' }, 'Send some paths to other backends: /api/ (a prefix), /exact (one path) or /files* (a '
         + 'star suffix). The longest match wins, whatever the order. Strip the prefix to send /api/x as /x.'),
@@ -186,6 +169,7 @@ export async function siteFormView(app, originalName) {
       check('Security headers', inputs.security, 'security_headers', 'HSTS, nosniff, frame and referrer policy'),
       check('Do not verify the backends\' certificates', inputs.skipVerify, 'insecure_skip_verify',
         'for https:// backends with a self-signed certificate; anyone on the way could pose as them')),
+    self.options,
     yaml && h('details', { class: 'more' }, h('summary', null, 'As it is in the file now'), h('pre', { class: 'yaml', id: 'site-yaml' }, yaml)),
     h('div', { class: 'actions' }, h('a', { class: 'button secondary', href: '#/' }, 'Cancel'), save));
 
@@ -214,6 +198,7 @@ export async function siteFormView(app, originalName) {
       return path;
     });
     if (paths.length) json.paths = paths;
+    self.collect(json);
     return { json, rowOf };
   }
 
@@ -277,7 +262,11 @@ export async function siteFormView(app, originalName) {
     clearErrors();
     const { json, rowOf } = collect();
     if (!json.name) { showErrors([{ field: 'name', message: 'A site needs a name.' }], rowOf); return; }
-    if (!json.upstreams.length) { showErrors([{ field: 'upstreams', message: 'Give at least one upstream.' }], rowOf); return; }
+    if (self.servesFolder() && !json.root) { showErrors([{ field: 'root', message: 'Give the folder to serve.' }], rowOf); return; }
+    if (!self.servesFolder() && !json.upstreams.length) {
+      showErrors([{ field: 'upstreams', message: 'Give at least one upstream.' }], rowOf);
+      return;
+    }
     save.disabled = true;
     save.setAttribute('aria-busy', 'true');
     try {

@@ -2,7 +2,8 @@
 import { h, issuerName, relative, siteUrl } from './dom.js';
 
 function upstreamsCell(site) {
-  if (site.kind !== 'proxy') return h('span', { class: 'muted' }, site.kind === 'redirect' ? 'redirects' : 'fixed answer');
+  const other = { redirect: 'redirects', respond: 'fixed answer', files: 'serves files' };
+  if (site.kind !== 'proxy') return h('span', { class: 'muted' }, other[site.kind] || site.kind);
   // up is null for a site in the file that is not running (not reloaded yet): unknown, not down.
   return h('ul', { class: 'upstreams' }, site.upstreams.map(u => {
     const state = u.up == null ? 'unknown' : u.up ? 'up' : 'down';

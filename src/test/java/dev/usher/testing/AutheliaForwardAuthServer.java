@@ -1,4 +1,4 @@
-package dev.usher.it;
+package dev.usher.testing;
 
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
@@ -28,29 +28,29 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Also answers as Authentik's proxy outpost for the preset: {@code /outpost.goauthentik.io/auth/caddy} (the same
  * verdicts, {@code X-Authentik-*} headers) and {@code /outpost.goauthentik.io/start} (a page of its own).
  */
-final class AutheliaForwardAuthServer implements AutoCloseable {
-    static final String PORTAL = "https://auth.example.com/";
+public final class AutheliaForwardAuthServer implements AutoCloseable {
+    public static final String PORTAL = "https://auth.example.com/";
 
     /** Sessions: cookie value → user. */
     private static final Map<String, User> SESSIONS = Map.of(
             "alice-session", new User("alice", List.of("admins", "dev"), "alice@example.com", "Alice Liddell"),
             "bob-session", new User("bob", List.of(), "bob@example.com", "Bob"));
 
-    record User(String name, List<String> groups, String email, String displayName) {
+    public record User(String name, List<String> groups, String email, String displayName) {
     }
 
     private final HttpServer server;
     /** Every question's headers, newest last. */
-    final ConcurrentLinkedDeque<Headers> questions = new ConcurrentLinkedDeque<>();
-    final AtomicLong asked = new AtomicLong();
+    public final ConcurrentLinkedDeque<Headers> questions = new ConcurrentLinkedDeque<>();
+    public final AtomicLong asked = new AtomicLong();
     /** How long each answer waits first (a slow server). */
-    volatile long delayMillis;
+    public volatile long delayMillis;
 
     private AutheliaForwardAuthServer(HttpServer server) {
         this.server = server;
     }
 
-    static AutheliaForwardAuthServer start() throws IOException {
+    public static AutheliaForwardAuthServer start() throws IOException {
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
         server.setExecutor(Executors.newCachedThreadPool());
         AutheliaForwardAuthServer auth = new AutheliaForwardAuthServer(server);
@@ -61,11 +61,11 @@ final class AutheliaForwardAuthServer implements AutoCloseable {
         return auth;
     }
 
-    int port() {
+    public int port() {
         return server.getAddress().getPort();
     }
 
-    Headers lastQuestion() {
+    public Headers lastQuestion() {
         return questions.peekLast();
     }
 
