@@ -152,10 +152,11 @@ public class RequestHeadersBenchmark {
     /** Never called: the benchmark stops before an answer or an exchange. */
     private static final class NoClient implements ClientSide {
         @Override public boolean isHttps() { return false; }
+        @Override public boolean zeroCopy() { return false; }
         @Override public void respond(FullHttpResponse response, boolean close) { response.release(); }
         @Override public ResponseTimer responseTimer() { return null; }
-        @Override public void exchangeStarted(ProxyExchange exchange) { }
-        @Override public void exchangeDone(ProxyExchange done, boolean closeConnection) { }
+        @Override public void exchangeStarted(Exchange exchange) { }
+        @Override public void exchangeDone(Exchange done, boolean closeConnection) { }
         @Override public void abortConnection() { }
         @Override public void switchToRelay(Channel backend, boolean websocket, Duration idleTimeout) { }
     }
