@@ -21,10 +21,12 @@ import org.snakeyaml.engine.v2.nodes.SequenceNode;
  */
 final class ForwardAuthReader {
     static final List<String> PRESETS = List.of("authelia", "authentik");
-    private static final Keys KEYS = Keys.of("url", "copy_headers", "timeout", "preset")
-            .withAliases(Map.of("address", "url", "uri", "url", "server", "url", "endpoint", "url",
-                    "headers", "copy_headers", "response_headers", "copy_headers", "auth_response_headers",
-                    "copy_headers", "trust_headers", "copy_headers", "provider", "preset", "type", "preset"));
+    private static final Keys KEYS = Keys.of("url", "copy_headers", "timeout", "preset", "tls")
+            .withAliases(Map.ofEntries(Map.entry("address", "url"), Map.entry("uri", "url"),
+                    Map.entry("server", "url"), Map.entry("endpoint", "url"), Map.entry("headers", "copy_headers"),
+                    Map.entry("response_headers", "copy_headers"), Map.entry("auth_response_headers", "copy_headers"),
+                    Map.entry("trust_headers", "copy_headers"), Map.entry("provider", "preset"),
+                    Map.entry("type", "preset"), Map.entry("upstream_tls", "tls")));
     private static final String EXAMPLE = "{url: http://authelia:9091/api/authz/forward-auth, copy_headers: "
             + "[Remote-User, Remote-Groups]}";
 
@@ -46,17 +48,20 @@ final class ForwardAuthReader {
 
     private final NodeWalker walker;
     private final Values values;
+    /** Where a {@code tls: {ca: ...}} file is looked up from: the config file's folder. */
+    private final java.nio.file.Path baseDir;
 
-    ForwardAuthReader(NodeWalker walker, Values values) {
+    ForwardAuthReader(NodeWalker walker, Values values, java.nio.file.Path baseDir) {
         this.walker = walker;
         this.values = values;
+        this.baseDir = baseDir;
     }
 
     /** The setting, or nothing when it has errors (recorded). */
     Optional<ForwardAuth> read(Field field) {
         if (!(field.value() instanceof MappingNode)) {
-            return url(field).map(u -> new ForwardAuth(u.server(), u.uri(), List.of(), ForwardAuth.DEFAULT_TIMEOUT,
-                    null, null));
+            return url(field).map(u -> new ForwardAuth(verified(u.server(), UpstreamTls.DEFAULT), u.uri(), List.of(),
+                    ForwardAuth.DEFAULT_TIMEOUT, null, null));
         }
         Map<String, Field> fields = walker.fields(field.value(), field.path(), "a URL or a mapping such as "
                 + EXAMPLE, KEYS);
@@ -72,7 +77,16 @@ final class ForwardAuthReader {
                 .orElse(Optional.of(List.of()));
         Optional<Duration> timeout = Optional.ofNullable(fields.get("timeout")).map(values::duration)
                 .orElse(Optional.of(ForwardAuth.DEFAULT_TIMEOUT));
-        if (url.isEmpty() || copy.isEmpty() || timeout.isEmpty() || fields.containsKey("preset") && preset.isEmpty()) {
+        Field tlsField = fields.get("tls");
+        Optional<UpstreamTls> tls = tlsField == null ? Optional.of(UpstreamTls.DEFAULT)
+                : new UpstreamTlsReader(walker, values, baseDir).read(tlsField, UpstreamTls.DEFAULT);
+        if (tlsField != null && url.isPresent() && url.get().server().scheme() != UpstreamScheme.HTTPS) {
+            walker.error(tlsField.keyNode(), tlsField.path(), "tls: is for an https:// auth server; this one is "
+                    + "plain http://");
+            return Optional.empty();
+        }
+        if (url.isEmpty() || copy.isEmpty() || timeout.isEmpty() || tls.isEmpty()
+                || fields.containsKey("preset") && preset.isEmpty()) {
             return Optional.empty();
         }
         Preset defaults = preset.map(DEFAULTS::get).orElse(null);
@@ -84,8 +98,16 @@ final class ForwardAuthReader {
             headers = fields.containsKey("copy_headers") ? headers : defaults.copyHeaders();
             outpost = defaults.outpostPath();
         }
-        return Optional.of(new ForwardAuth(url.get().server(), uri, headers, timeout.get(), preset.orElse(null),
-                outpost));
+        return Optional.of(new ForwardAuth(verified(url.get().server(), tls.get()), uri, headers, timeout.get(),
+                preset.orElse(null), outpost));
+    }
+
+    /**
+     * An https:// auth server with its TLS settings: by default verified against the system's trust store by its
+     * name, as an https:// backend is; a plain one as it is.
+     */
+    private static UpstreamAddress verified(UpstreamAddress server, UpstreamTls tls) {
+        return server.scheme() == UpstreamScheme.HTTPS ? server.withTls(tls) : server;
     }
 
     /** The server, the path and query asked on it, and whether the URL gave a path at all. */
@@ -107,18 +129,14 @@ final class ForwardAuthReader {
             throw new BadValue("\"" + s + "\" is not a URL: " + e.getReason());
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-        if (scheme.equals("https")) {
-            throw new BadValue("HTTPS to an auth server is not supported yet; use its http:// address on the "
-                    + "internal network");
-        }
-        if (!scheme.equals("http") || uri.getRawAuthority() == null) {
-            throw new BadValue("the auth server is an http:// URL such as "
+        if (!scheme.equals("http") && !scheme.equals("https") || uri.getRawAuthority() == null) {
+            throw new BadValue("the auth server is an http:// or https:// URL such as "
                     + "http://authelia:9091/api/authz/forward-auth; got \"" + s + "\"");
         }
         if (uri.getRawFragment() != null) {
             throw new BadValue("an auth server URL has no #fragment");
         }
-        UpstreamAddress server = Upstreams.parse(uri.getRawAuthority());
+        UpstreamAddress server = Upstreams.parse(scheme + "://" + uri.getRawAuthority());
         String path = uri.getRawPath() == null ? "" : uri.getRawPath();
         boolean given = !path.isEmpty() && !path.equals("/");
         String target = (path.isEmpty() ? "/" : path) + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());

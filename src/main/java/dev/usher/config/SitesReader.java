@@ -113,7 +113,8 @@ final class SitesReader {
 
     /** Keys whose values are files or folders of this machine: a container's labels may not name them. */
     private static final List<String> HOST_FILES = List.of("root", "error_pages", "maintenance", "tls.cert",
-            "tls.key", "upstream_tls.ca", "upstream_tls.client_cert", "upstream_tls.client_key");
+            "tls.key", "upstream_tls.ca", "upstream_tls.client_cert", "upstream_tls.client_key", "forward_auth.tls.ca",
+            "forward_auth.tls.client_cert", "forward_auth.tls.client_key");
 
     /** Where a normalised site name was first seen. */
     private record FirstSeen(String raw, Node keyNode) {
@@ -220,8 +221,7 @@ final class SitesReader {
         Node value = field.value();
         if (value instanceof MappingNode) {
             return longForm(field, name, timeouts, limits, accessLog, globalPages);
-        }
-        if (NodeWalker.isNull(value)) {
+        }        if (NodeWalker.isNull(value)) {
             walker.error(field.keyNode(), field.path(), "the site has no upstream; write the backend address after "
                     + "the colon, as in " + field.key() + ": " + Upstreams.EXAMPLE);
             return Optional.empty();

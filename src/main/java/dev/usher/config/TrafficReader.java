@@ -72,7 +72,7 @@ final class TrafficReader {
         StaticRoot ownRoot = new StaticRootReader(walker, values, baseDir).read(fields);
         StaticRoot files = fields.containsKey("root") ? ownRoot : base.files();
         ForwardAuth forwardAuth = field(fields, "forward_auth")
-                .flatMap(new ForwardAuthReader(walker, values)::read).orElse(base.forwardAuth());
+                .flatMap(new ForwardAuthReader(walker, values, baseDir)::read).orElse(base.forwardAuth());
         PagesReader pages = new PagesReader(walker, values, baseDir);
         Maintenance maintenance = field(fields, "maintenance").flatMap(pages::maintenance)
                 .orElse(base.maintenance());

@@ -124,7 +124,7 @@ class SiteFormSelfHostingTest {
                 .contains("{\"field\":\"wait_for_backend\"");
         assertThat(put("""
                 {"name": "old.localhost", "upstreams": ["a:80"], "forward_auth": {"url": "ftp://auth:21"}}""").body())
-                .contains("{\"field\":\"forward_auth.url\",\"message\":\"the auth server is an http:// URL");
+                .contains("{\"field\":\"forward_auth.url\",\"message\":\"the auth server is an http:// or https:// URL");
         assertThat(put("""
                 {"name": "old.localhost", "upstreams": ["a:80"], "forward_auth": {"preset": "authelia"}}""").body())
                 .contains("{\"field\":\"forward_auth.url\",\"message\":\"give the auth server's URL");

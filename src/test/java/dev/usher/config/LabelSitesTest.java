@@ -124,8 +124,11 @@ class LabelSitesTest {
                 container("ca", Map.of("usher.host", "ca.example.com", "usher.upstream_tls.ca", "/etc/ssl/x.pem")),
                 container("client", Map.of("usher.host", "client.example.com",
                         "usher.paths", "{/x/: {upstream_tls: {client_key: /etc/k}}}")),
+                container("auth", Map.of("usher.host", "auth.example.com", "usher.forward_auth.url", "https://sso:443",
+                        "usher.forward_auth.tls.ca", "/etc/ssl/private/ca.pem")),
+                container("inline", Map.of("usher.host", "inline.example.com", "usher.tls", "{cert: /a.pem, key: /a.key}")),
                 container("fine", Map.of("usher.host", "fine.example.com", "usher.wait_for_backend", "10s"))));
-        assertThat(errors(result)).hasSize(8).allSatisfy(e -> assertThat(e).contains("cannot come from container "
+        assertThat(errors(result)).hasSize(11).allSatisfy(e -> assertThat(e).contains("cannot come from container "
                 + "labels (it names files of this machine)"));
         assertThat(result.config().sites()).extracting(Site::name).containsExactly("file.example.com",
                 "fine.example.com");

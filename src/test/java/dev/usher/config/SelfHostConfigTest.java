@@ -42,6 +42,9 @@ class SelfHostConfigTest {
                   a.example.com: {to: "app:80", forward_auth: {url: "http://authelia:9091", preset: authelia}}
                   b.example.com: {to: "app:80", forward_auth: {url: "http://ak:9000", preset: authentik}}
                   c.example.com: {to: "app:80", forward_auth: "http://auth:8080/verify?x=1"}
+                  d.example.com: {to: "app:80", forward_auth: "https://sso.internal/verify"}
+                  e.example.com: {to: "app:80", forward_auth: {url: "https://10.0.0.9:9443", preset: authelia,
+                                                             tls: {server_name: sso.internal}}}
                 """);
         ForwardAuth a = config.sites().get(0).traffic().forwardAuth();
         assertThat(a.uri()).isEqualTo("/api/authz/forward-auth");
@@ -54,18 +57,28 @@ class SelfHostConfigTest {
         ForwardAuth c = config.sites().get(2).traffic().forwardAuth();
         assertThat(c.uri()).isEqualTo("/verify?x=1");
         assertThat(c.copyHeaders()).isEmpty();
+        assertThat(c.server().scheme()).isEqualTo(UpstreamScheme.HTTP);
+        // https://: port 443 by default, verified against the system's trust store unless tls: says otherwise
+        ForwardAuth d = config.sites().get(3).traffic().forwardAuth();
+        assertThat(d.server().scheme()).isEqualTo(UpstreamScheme.HTTPS);
+        assertThat(d.server().port()).isEqualTo(443);
+        assertThat(d.server().tls()).isEqualTo(UpstreamTls.DEFAULT);
+        ForwardAuth e = config.sites().get(4).traffic().forwardAuth();
+        assertThat(e.server().tls().serverName()).isEqualTo("sso.internal");
+        assertThat(e.server().tls().insecureSkipVerify()).isFalse();
+        assertThat(e.uri()).isEqualTo("/api/authz/forward-auth");
     }
 
     @Test
     void forwardAuthErrors() {
         assertThat(errors("""
                 sites:
-                  a.example.com: {to: "app:80", forward_auth: "https://auth:443/"}
+                  a.example.com: {to: "app:80", forward_auth: {url: "http://auth:80/", tls: {insecure_skip_verify: true}}}
                   b.example.com: {to: "app:80", forward_auth: {copy_headers: [Remote-User]}}
                   c.example.com: {to: "app:80", forward_auth: {url: "http://a:1", copy_headers: [Host]}}
                   d.example.com: {to: "app:80", forward_auth: {url: "http://a:1", preset: keycloak}}
                 """)).satisfiesExactly(
-                e -> assertThat(e).startsWith("2: HTTPS to an auth server is not supported yet"),
+                e -> assertThat(e).startsWith("2: tls: is for an https:// auth server"),
                 e -> assertThat(e).startsWith("3: missing \"url\""),
                 e -> assertThat(e).startsWith("4: Host cannot be copied onto a request"),
                 e -> assertThat(e).startsWith("5: ").contains("keycloak"));

@@ -3,6 +3,8 @@ package dev.usher.testing;
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -14,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.SSLContext;
 
 /**
  * A server started in the test that follows Authelia's documented forward-auth contract (Authelia ≥ 4.38,
@@ -51,7 +54,17 @@ public final class AutheliaForwardAuthServer implements AutoCloseable {
     }
 
     public static AutheliaForwardAuthServer start() throws IOException {
-        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
+        return serve(HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64));
+    }
+
+    /** The same over HTTPS, with {@code tls}'s key and certificate (e.g. from a throwaway CA of the test). */
+    public static AutheliaForwardAuthServer startHttps(SSLContext tls) throws IOException {
+        HttpsServer server = HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
+        server.setHttpsConfigurator(new HttpsConfigurator(tls));
+        return serve(server);
+    }
+
+    private static AutheliaForwardAuthServer serve(HttpServer server) {
         server.setExecutor(Executors.newCachedThreadPool());
         AutheliaForwardAuthServer auth = new AutheliaForwardAuthServer(server);
         server.createContext("/api/authz/forward-auth", e -> auth.verdict(e, false));
