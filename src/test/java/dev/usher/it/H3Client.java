@@ -77,7 +77,17 @@ final class H3Client implements AutoCloseable {
         return connect(port, serverName, InboundLoss.every(dropEvery));
     }
 
+    /** A client whose datagrams come from {@code localAddress} (such as 127.0.0.2 on the loopback). */
+    static H3Client connectFrom(String localAddress, int port, String serverName) throws Exception {
+        return connect(new InetSocketAddress(localAddress, 0), port, serverName, null);
+    }
+
     private static H3Client connect(int port, String serverName, InboundLoss loss) throws Exception {
+        return connect(new InetSocketAddress(0), port, serverName, loss);
+    }
+
+    private static H3Client connect(InetSocketAddress local, int port, String serverName, InboundLoss loss)
+            throws Exception {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         try {
             QuicSslContext ssl = QuicSslContextBuilder.forClient()
@@ -91,7 +101,7 @@ final class H3Client implements AutoCloseable {
                     .build();
             Channel udp = new Bootstrap().group(group).channel(NioDatagramChannel.class)
                     .handler(loss != null ? loss.before(codec) : codec)
-                    .bind(0).sync().channel();
+                    .bind(local).sync().channel();
             AtomicLong goAways = new AtomicLong();
             ChannelHandler control = new ChannelInboundHandlerAdapter() {
                 @Override
