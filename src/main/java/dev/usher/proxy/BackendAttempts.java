@@ -47,8 +47,12 @@ final class BackendAttempts {
     private final InetAddress client;
     /** Where the backend and its answer are noted for the access log and metrics, or null. */
     private final RequestTrace trace;
-    /** A bodiless idempotent request, safe to send again when a backend closed without answering. */
-    private final boolean replayable;
+    /**
+     * An idempotent request: safe to send again when a backend closed without answering, once it went in full with
+     * no body (whether or not its client announced one: an HTTP/2 or HTTP/3 GET may end its stream in a frame of its
+     * own).
+     */
+    private final boolean idempotent;
     /** The request asks to upgrade (a websocket): it needs an HTTP/1.1 connection, even to an h2-capable backend. */
     private final boolean upgrade;
     /** The current attempt's backend (after the last attempt failed, still that one, for log lines). */
@@ -73,7 +77,7 @@ final class BackendAttempts {
         this.group = group;
         this.client = client;
         this.trace = trace;
-        this.replayable = !shape.hasBody() && isIdempotent(request);
+        this.idempotent = isIdempotent(request);
         this.upgrade = shape.upgrade();
     }
 
@@ -149,11 +153,11 @@ final class BackendAttempts {
      * may just have run out; nothing was processed, as Go's and nginx's proxies assume), else to another backend.
      * Only a fresh connection closing counts against the backend's health.
      *
-     * @param reused    the closed connection had carried earlier requests
-     * @param wholeSent the whole request had been written to it
+     * @param reused       the closed connection had carried earlier requests
+     * @param sentBodiless the whole request had been written to it, and it had no body
      */
-    Retry closedBeforeAnswer(boolean reused, boolean wholeSent) {
-        if (replayable && wholeSent) {
+    Retry closedBeforeAnswer(boolean reused, boolean sentBodiless) {
+        if (mayResend(sentBodiless)) {
             if (reused && !resent) {
                 resent = true;
                 return Retry.SAME_BACKEND;
@@ -168,9 +172,12 @@ final class BackendAttempts {
         return Retry.NONE;
     }
 
-    /** True for a bodiless idempotent request, which may go to a backend again after one failed it. */
-    boolean replayable() {
-        return replayable;
+    /**
+     * True when the request may go to a backend again after one failed it: an idempotent one that went in full
+     * ({@code sentBodiless}) with no body.
+     */
+    boolean mayResend(boolean sentBodiless) {
+        return idempotent && sentBodiless;
     }
 
     /**

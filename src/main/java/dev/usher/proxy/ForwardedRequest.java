@@ -40,6 +40,11 @@ final class ForwardedRequest {
         return received;
     }
 
+    /** True once the whole request has arrived and it had no body (or one of no bytes). */
+    boolean bodiless() {
+        return received && bodyBytes == 0;
+    }
+
     /**
      * Counts a piece of the body from the client in: false when it makes the body larger than {@code maxBody}
      * (0: no limit), which the piece is then not part of.

@@ -332,12 +332,12 @@ final class ProxyExchange implements Exchange, UpstreamListener {
             fail(HttpResponseStatus.BAD_GATEWAY); // it had answered: nothing to try again
             return;
         }
-        boolean wholeSent = forwarded.phase() == RequestPhase.SENT;
-        switch (attempts.closedBeforeAnswer(reused, wholeSent)) {
+        boolean sentBodiless = forwarded.phase() == RequestPhase.SENT && forwarded.bodiless();
+        switch (attempts.closedBeforeAnswer(reused, sentBodiless)) {
             case SAME_BACKEND -> resend(true);
             case ELSEWHERE -> resend(false);
             case NONE -> {
-                if (attempts.replayable() && wholeSent) {
+                if (attempts.mayResend(sentBodiless)) {
                     forwarded.again(); // a backend going down under it: the request may wait for its return
                     waitOrFail(HttpResponseStatus.BAD_GATEWAY);
                 } else if (!forwarded.phase().headSent()) {

@@ -91,17 +91,28 @@ class BackendAttemptsTest {
 
     @Test
     void aRequestWithABodyIsNeverSentAgain() {
-        BackendAttempts reused = attempts(HttpMethod.POST, true);
+        // an idempotent PUT whose body had bytes: the exchange says it was not sent bodiless
+        BackendAttempts reused = attempts(HttpMethod.PUT, true);
         reused.pick();
-        assertThat(reused.closedBeforeAnswer(true, true)).isEqualTo(Retry.NONE);
+        assertThat(reused.closedBeforeAnswer(true, false)).isEqualTo(Retry.NONE);
         assertThat(status().get(0).consecutiveFailures()).as("on a reused connection: not counted").isZero();
         reused.end();
 
         BackendAttempts fresh = attempts(HttpMethod.POST, true);
         fresh.pick();
-        assertThat(fresh.closedBeforeAnswer(false, true)).isEqualTo(Retry.NONE);
+        assertThat(fresh.closedBeforeAnswer(false, true)).as("a POST, even without bytes").isEqualTo(Retry.NONE);
         assertThat(status().get(0).consecutiveFailures()).as("a fresh connection closing counts").isEqualTo(1);
         fresh.end();
+    }
+
+    @Test
+    void aGetWhoseAnnouncedBodyWasEmptyMayBeSentAgain() {
+        // HTTP/2 and HTTP/3 clients may end a GET's stream in a frame of its own: announced as a body, none came
+        BackendAttempts attempts = attempts(HttpMethod.GET, true);
+        attempts.pick();
+        assertThat(attempts.mayResend(true)).isTrue();
+        assertThat(attempts.closedBeforeAnswer(true, true)).isEqualTo(Retry.SAME_BACKEND);
+        attempts.end();
     }
 
     @Test

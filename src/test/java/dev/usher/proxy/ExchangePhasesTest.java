@@ -284,6 +284,24 @@ class ExchangePhasesTest {
     }
 
     @Test
+    void aGetWhoseAnnouncedBodyIsEmptyIsResentLikeABodilessOne() throws Exception {
+        // as an HTTP/2 or HTTP/3 GET that ends its stream in a frame of its own: a body announced, none sent
+        Turn t = turn("127.0.0.1:8080");
+        send(t.backend(), OK);
+        received(t.client());
+
+        ProxyExchange exchange = start(t.client(),
+                "GET /c HTTP/1.1\r\nHost: app.example.com\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
+        assertThat(received(t.backend())).startsWith("GET /c ");
+        t.backend().close();
+        EmbeddedSocket second = backend();
+        assertThat(received(second)).startsWith("GET /c ");
+        send(second, OK);
+        assertThat(received(t.client())).startsWith("HTTP/1.1 200 OK\r\n");
+        assertThat(exchange.ending()).isEqualTo(Ending.COMPLETED);
+    }
+
+    @Test
     void aRequestWithABodyIsNotResentWhenItsKeptAliveConnectionCloses() throws Exception {
         Turn t = turn("127.0.0.1:8080");
         send(t.backend(), OK);

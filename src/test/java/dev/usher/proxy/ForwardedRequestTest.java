@@ -127,7 +127,19 @@ class ForwardedRequestTest {
         LastHttpContent whole = last("x".repeat(10_000));
         assertThat(unlimited.take(whole, 0)).isTrue();
         assertThat(unlimited.received()).isTrue();
+        assertThat(unlimited.bodiless()).isFalse();
         whole.release();
+    }
+
+    @Test
+    void aRequestIsBodilessOnceItsEmptyEndArrived() {
+        ForwardedRequest request = new ForwardedRequest(head);
+        assertThat(request.bodiless()).as("not all in yet").isFalse();
+        HttpContent empty = piece("");
+        assertThat(request.take(empty, 0)).isTrue();
+        empty.release();
+        assertThat(request.take(LastHttpContent.EMPTY_LAST_CONTENT, 0)).isTrue();
+        assertThat(request.bodiless()).as("an empty DATA frame, then the stream's end").isTrue();
     }
 
     @Test
