@@ -25,9 +25,9 @@ final class ConfigReader {
     private static final Set<String> OFF = Set.of("off", "none", "disabled", "no");
 
     private static final Keys TOP = Keys.of("listen", "data", "timeouts", "limits", "sites", "trusted_proxies", "email",
-                    "acme", "admin", "access_log", "http3", "docker", "streams", "error_pages", "crowdsec")
+                    "acme", "admin", "access_log", "http3", "docker", "streams", "error_pages", "crowdsec", "storage")
             .withAliases(Map.ofEntries(Map.entry("listeners", "listen"), Map.entry("data_dir", "data"),
-                    Map.entry("datadir", "data"), Map.entry("storage", "data"), Map.entry("hosts", "sites"),
+                    Map.entry("datadir", "data"), Map.entry("fleet", "storage"), Map.entry("shared_storage", "storage"), Map.entry("hosts", "sites"),
                     Map.entry("servers", "sites"), Map.entry("trusted_proxy", "trusted_proxies"),
                     Map.entry("trusted", "trusted_proxies"), Map.entry("trusted_ips", "trusted_proxies"),
                     Map.entry("trusted_networks", "trusted_proxies"), Map.entry("proxies", "trusted_proxies"),
@@ -127,8 +127,11 @@ final class ConfigReader {
                 .orElse(List.of());
         CrowdSecSetting crowdsec = section(top.get("crowdsec"))
                 .flatMap(f -> new CrowdSecReader(walker, values, new SecretReader(walker, values, baseDir, env)).read(f)).orElse(null);
+        StorageSetting storage = section(top.get("storage"))
+                .flatMap(f -> new StorageReader(walker, values, new SecretReader(walker, values, baseDir, env), baseDir)
+                        .read(f)).orElse(null);
         return new UsherConfig(source, listen, data, timeouts, limits, sites, trustedProxies, acme, admin,
-                accessLog, adminSetting.secret(), docker, List.of(), streams, errorPages, crowdsec);
+                accessLog, adminSetting.secret(), docker, List.of(), streams, errorPages, crowdsec, storage);
     }
 
     /** Keys of other sections written at the top, each with where it belongs. */

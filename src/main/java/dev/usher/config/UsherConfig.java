@@ -28,12 +28,13 @@ import java.util.List;
  * @param errorPages the top-level {@code error_pages:} (for requests that match no site; every site carries them
  *                 under its own in its traffic options)
  * @param crowdsec  the CrowdSec local API whose bans Usher enforces ({@code crowdsec:}), or null when off
+ * @param storage  the Redis a fleet shares certificates through ({@code storage:}), or null: the data directory only
  */
 public record UsherConfig(String source, Listen listen, Path dataDir, Timeouts timeouts, Limits limits,
                           List<Site> sites, List<Cidr> trustedProxies, AcmeSettings acme, ListenAddress admin,
                           AccessLogSetting accessLog, String adminSecret, DockerSetting docker,
                           List<LabelSite> labelSites, List<StreamSetting> streams, ErrorPageSet errorPages,
-                          CrowdSecSetting crowdsec) {
+                          CrowdSecSetting crowdsec, StorageSetting storage) {
     /** The admin endpoint's default address. */
     public static final ListenAddress DEFAULT_ADMIN = new ListenAddress("127.0.0.1", 2019);
 
@@ -73,6 +74,16 @@ public record UsherConfig(String source, Listen listen, Path dataDir, Timeouts t
                 docker, labelSites, List.of(), ErrorPageSet.NONE, null);
     }
 
+    /** A config that keeps certificates in the data directory only (no {@code storage:}). */
+    public UsherConfig(String source, Listen listen, Path dataDir, Timeouts timeouts, Limits limits,
+                       List<Site> sites, List<Cidr> trustedProxies, AcmeSettings acme, ListenAddress admin,
+                       AccessLogSetting accessLog, String adminSecret, DockerSetting docker,
+                       List<LabelSite> labelSites, List<StreamSetting> streams, ErrorPageSet errorPages,
+                       CrowdSecSetting crowdsec) {
+        this(source, listen, dataDir, timeouts, limits, sites, trustedProxies, acme, admin, accessLog, adminSecret,
+                docker, labelSites, streams, errorPages, crowdsec, null);
+    }
+
     public UsherConfig {
         sites = List.copyOf(sites);
         trustedProxies = List.copyOf(trustedProxies);
@@ -86,7 +97,7 @@ public record UsherConfig(String source, Listen listen, Path dataDir, Timeouts t
         List<Site> all = new java.util.ArrayList<>(sites);
         all.addAll(more);
         return new UsherConfig(source, listen, dataDir, timeouts, limits, all, trustedProxies, acme, admin, accessLog,
-                adminSecret, docker, origins, streams, errorPages, crowdsec);
+                adminSecret, docker, origins, streams, errorPages, crowdsec, storage);
     }
 
     /** Where the site {@code name} comes from when labels announced it; empty for a site of the file. */
