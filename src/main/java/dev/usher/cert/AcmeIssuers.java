@@ -13,12 +13,12 @@ import java.util.Map;
  * the same, so its account and ARI knowledge survive a reload. Touched under the manager's lock only.
  */
 final class AcmeIssuers {
-    private final CertStore store;
+    private final AccountStore store;
     private final ChallengeAnswers answers;
     private Map<AcmeSettings, AcmeIssuer> inUse = Map.of();
     private final Map<AcmeSettings, AcmeIssuer> chosen = new HashMap<>();
 
-    AcmeIssuers(CertStore store, ChallengeAnswers answers) {
+    AcmeIssuers(AccountStore store, ChallengeAnswers answers) {
         this.store = store;
         this.answers = answers;
     }

@@ -32,8 +32,13 @@ public final class CertManager implements CertificateSource, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(CertManager.class.getName());
     /** Re-evaluate a certificate at least this often: a CA's renewal window (ARI) may move, clocks may jump. */
     private static final Duration RECHECK = Duration.ofHours(6);
+    /**
+     * With a shared storage, how often every name is compared with what the fleet stored: the backstop for a
+     * change notification missed while the storage was unreachable.
+     */
+    private static final Duration SHARED_CHECK = Duration.ofSeconds(30);
 
-    private final CertStore store;
+    private final CertStorage store;
     private final ChallengeAnswers answers;
     private final Retry retry;
     /** Stores new certificates, and again later when the data directory refused one. */
@@ -55,12 +60,12 @@ public final class CertManager implements CertificateSource, AutoCloseable {
     private volatile Map<String, String> certificateOfSite = Map.of();
 
     /**
-     * @param store    the data directory's certificate store
+     * @param store    where certificates are kept: the data directory, or a fleet's shared storage
      * @param answers  where ACME challenge answers are published for the listeners
      * @param retry    waits between failed orders
      * @param filePoll how often {@code tls: {cert, key}} files are checked for changes
      */
-    public CertManager(CertStore store, ChallengeAnswers answers, Retry retry, Duration filePoll) {
+    public CertManager(CertStorage store, ChallengeAnswers answers, Retry retry, Duration filePoll) {
         this(store, answers, retry, filePoll, Clock.systemUTC(), RECHECK);
     }
 
@@ -68,7 +73,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
      * As the public constructor, deciding by {@code clock} (the local CA's leaves too) and looking at each
      * certificate at least every {@code recheck}: for tests that move the clock.
      */
-    CertManager(CertStore store, ChallengeAnswers answers, Retry retry, Duration filePoll, Clock clock,
+    CertManager(CertStorage store, ChallengeAnswers answers, Retry retry, Duration filePoll, Clock clock,
                 Duration recheck) {
         this.store = store;
         this.answers = answers;
@@ -99,6 +104,16 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         }
         threads = CertThreads.start();
         state = State.STARTED;
+        if (store.shared()) {
+            CertThreads running = threads;
+            store.watch((issuerId, name) -> running.work().submit(() -> {
+                adoptShared(issuerId, name);
+                if (name == null) {
+                    retryFailed();
+                }
+            }));
+            running.every(SHARED_CHECK, () -> adoptShared(null, null));
+        }
     }
 
     /**
@@ -212,6 +227,42 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         }
     }
 
+    /**
+     * Serves what another node of the fleet stored for {@code name} from {@code issuerId} (every name when null) if
+     * it is newer than what is served here: a renewal happens once in the fleet, and every node picks it up.
+     */
+    private void adoptShared(String issuerId, String name) {
+        for (ManagedName m : names.values()) {
+            if (m.issuer == null || m.issuer instanceof LocalCa || m.retired
+                    || name != null && !(m.name.equals(name) && m.issuer.id().equals(issuerId))) {
+                continue;
+            }
+            try {
+                Optional<CertifiedKey> stored = store.load(m.issuer.id(), m.name);
+                CertifiedKey current = m.current;
+                if (stored.isPresent() && stored.get().notAfter().isAfter(clock.instant())
+                        && isNewer(stored.get(), current) && !stored.get().sha256().equals(current == null ? ""
+                        : current.sha256())) {
+                    adopt(m, stored.get(), "the certificate another node stored");
+                }
+            } catch (RuntimeException e) {
+                LOG.log(Level.DEBUG, "{0}: could not look at {1}: {2}", m.name, store.where(), e.toString());
+            }
+        }
+    }
+
+    /**
+     * After the shared storage came back: the names whose orders or renewals waited for it are looked at now rather
+     * than after their backoff, which grew while it was away.
+     */
+    private void retryFailed() {
+        for (ManagedName m : names.values()) {
+            if (m.issuer != null && !m.retired && m.failures > 0) {
+                schedule(m, Duration.ZERO, () -> check(m));
+            }
+        }
+    }
+
     /** The local CA's root certificate file (created on first use). */
     public synchronized Path localCaRoot() {
         return localCa().rootCertificate();
@@ -258,9 +309,9 @@ public final class CertManager implements CertificateSource, AutoCloseable {
     private LocalCa localCa() {
         if (localCa == null) {
             try {
-                localCa = LocalCa.open(store, clock);
+                localCa = LocalCa.open(store.local(), clock);
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot create the local CA in " + store.dataDir() + ": "
+                throw new UncheckedIOException("cannot create the local CA in " + store.local().dataDir() + ": "
                         + e.getMessage(), e);
             }
         }
@@ -364,12 +415,12 @@ public final class CertManager implements CertificateSource, AutoCloseable {
             if (!force && current != null && m.currentSince.isAfter(decided)) {
                 return current;
             }
-            Optional<NameLock> lock = store.tryLock(m.issuer.id(), m.name);
+            Optional<? extends CertStorage.OrderLock> lock = store.tryLock(m.issuer.id(), m.name);
             if (lock.isEmpty()) {
-                throw new IssueException("another Usher process sharing " + store.dataDir()
+                throw new IssueException("another Usher process sharing " + store.where()
                         + " is ordering this name right now", null);
             }
-            try (NameLock held = lock.get()) {
+            try (CertStorage.OrderLock held = lock.get()) {
                 if (!force) {
                     Optional<CertifiedKey> stored = store.load(m.issuer.id(), m.name);
                     if (stored.isPresent() && isNewer(stored.get(), current)
@@ -387,7 +438,8 @@ public final class CertManager implements CertificateSource, AutoCloseable {
             failed(m, e, clock.instant());
             throw e;
         } catch (IOException | RuntimeException e) {
-            IssueException wrapped = new IssueException("could not use the data directory " + store.dataDir()
+            IssueException wrapped = new IssueException("could not use " + (store.shared() ? "" : "the data directory ")
+                    + store.where()
                     + ": " + e, e);
             failed(m, wrapped, clock.instant());
             throw wrapped;
@@ -439,7 +491,10 @@ public final class CertManager implements CertificateSource, AutoCloseable {
             }
         }
         CertifiedKey cert = m.current;
-        LOG.log(Level.WARNING, "{0}: could not get a certificate (attempt {1}): {2}; trying again in {3}{4}", m.name,
+        // the storage logs its own outage once; a line per name and attempt would bury it
+        Level level = e.getCause() instanceof StorageUnavailableException && m.failures > 1 ? Level.DEBUG
+                : Level.WARNING;
+        LOG.log(level, "{0}: could not get a certificate (attempt {1}): {2}; trying again in {3}{4}", m.name,
                 m.failures, e.getMessage(), Durations.human(wait), cert == null ? ""
                         : "; the current certificate is served meanwhile (valid until " + cert.notAfter() + ")");
         schedule(m, wait, () -> obtainOrRetry(m, decided));

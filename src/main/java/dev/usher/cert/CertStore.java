@@ -41,7 +41,7 @@ import java.util.stream.Stream;
  * to {@code FILE.damaged-MILLIS} and treated as absent, so the certificate or key is simply made again.
  * Thread-safe; several processes may share one directory, using {@link #tryLock} around ordering a certificate.
  */
-public final class CertStore implements AccountStore {
+public final class CertStore implements CertStorage {
     private static final System.Logger LOG = System.getLogger(CertStore.class.getName());
     private static final String CERT = "cert.pem";
     private static final String KEY = "key.pem";
@@ -70,6 +70,7 @@ public final class CertStore implements AccountStore {
      *
      * @throws UncheckedIOException when the files exist but cannot be read (permissions, I/O error)
      */
+    @Override
     public Optional<CertifiedKey> load(String issuerId, String name) {
         Path dir = certDir(issuerId, name);
         Path certFile = dir.resolve(CERT);
@@ -110,6 +111,7 @@ public final class CertStore implements AccountStore {
      *
      * @throws IllegalArgumentException when the key is not the leaf's
      */
+    @Override
     public void save(String issuerId, String name, CertifiedKey cert) throws IOException {
         if (!Pem.matches(cert.key(), cert.leaf().getPublicKey())) {
             throw new IllegalArgumentException("the private key is not the certificate's for " + name);
@@ -153,6 +155,25 @@ public final class CertStore implements AccountStore {
         return Optional.empty();
     }
 
+    /** Removes the certificate, key and meta.json of {@code name}; nothing when there are none. */
+    @Override
+    public void delete(String issuerId, String name) throws IOException {
+        Path dir = certDir(issuerId, name);
+        Files.deleteIfExists(dir.resolve(CERT));
+        Files.deleteIfExists(dir.resolve(KEY));
+        Files.deleteIfExists(dir.resolve(META));
+    }
+
+    @Override
+    public CertStore local() {
+        return this;
+    }
+
+    @Override
+    public String where() {
+        return dataDir.toString();
+    }
+
     /** The ACME account key for {@code issuerId}: read, or created (EC P-256) and saved 0600 the first time. */
     @Override
     public KeyPair accountKey(String issuerId) throws IOException {
@@ -177,6 +198,7 @@ public final class CertStore implements AccountStore {
      * The lock on ordering {@code name} from {@code issuerId}, if no other process or store holds it; empty when
      * held. Does not wait.
      */
+    @Override
     public Optional<NameLock> tryLock(String issuerId, String name) throws IOException {
         return NameLock.tryAcquire(lockFile(issuerId, name));
     }
@@ -188,6 +210,7 @@ public final class CertStore implements AccountStore {
     }
 
     /** The names with a stored certificate from {@code issuerId}, sorted; damaged ones are included. */
+    @Override
     public List<String> names(String issuerId) throws IOException {
         Path dir = dataDir.resolve("certificates").resolve(StoreNames.checkIssuerId(issuerId));
         if (!Files.isDirectory(dir)) {

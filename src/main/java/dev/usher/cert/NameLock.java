@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * operating system drops it when the process dies, so a crash never leaves a name locked. The lock file itself stays
  * (deleting it would let a waiter lock a file that no longer has a name) and holds the holder's process id.
  */
-final class NameLock implements AutoCloseable {
+final class NameLock implements CertStorage.OrderLock {
     /*
      * File locks belong to the whole process, and on Linux closing *any* channel on a file drops all of the process's
      * locks on it. So a second channel must never be opened on a lock file this process holds: this set, keyed by

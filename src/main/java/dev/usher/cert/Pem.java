@@ -184,8 +184,20 @@ public final class Pem {
         return a.equals(b) || a.startsWith("Ed") && b.startsWith("Ed") || a.startsWith("EC") && b.startsWith("EC");
     }
 
+    /**
+     * A key pair from PEM text held in memory (a private key block and its public key block), checked to belong
+     * together; {@code source} names where the text came from in messages.
+     */
+    public static KeyPair readKeyPair(String text, String source) throws IOException {
+        return readKeyPair(text, Path.of(source), true);
+    }
+
     private static KeyPair readKeyPair(Path file, boolean needPublic) throws IOException {
-        KeyHalves halves = readKeyHalves(read(file), file);
+        return readKeyPair(read(file), file, needPublic);
+    }
+
+    private static KeyPair readKeyPair(String text, Path file, boolean needPublic) throws IOException {
+        KeyHalves halves = readKeyHalves(text, file);
         PrivateKey priv = halves.privateKey();
         PublicKey pub = halves.publicKey();
         if (needPublic && (pub == null || !matches(priv, pub))) {

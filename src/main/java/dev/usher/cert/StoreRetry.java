@@ -12,10 +12,10 @@ import java.time.Duration;
 final class StoreRetry {
     private static final System.Logger LOG = System.getLogger(CertManager.class.getName());
 
-    private final CertStore store;
+    private final CertStorage store;
     private final Retry retry;
 
-    StoreRetry(CertStore store, Retry retry) {
+    StoreRetry(CertStorage store, Retry retry) {
         this.store = store;
         this.retry = retry;
     }
@@ -25,12 +25,12 @@ final class StoreRetry {
         try {
             store.save(m.issuer.id(), m.name, cert);
             if (attempt > 1) {
-                LOG.log(Level.INFO, "{0}: the certificate in service is now stored in {1}", m.name, store.dataDir());
+                LOG.log(Level.INFO, "{0}: the certificate in service is now stored in {1}", m.name, store.where());
             }
             return true;
         } catch (IOException | RuntimeException e) {
             LOG.log(Level.WARNING, "{0}: could not store the new certificate in {1}: {2}; it is served from memory, "
-                    + "and storing it is tried again later", m.name, store.dataDir(), e.toString());
+                    + "and storing it is tried again later", m.name, store.where(), e.toString());
             return false;
         }
     }
@@ -46,7 +46,7 @@ final class StoreRetry {
                 return; // replaced or no longer served: nothing of it to keep
             }
             m.ordering.lock();
-            try (NameLock held = store.tryLock(m.issuer.id(), m.name).orElse(null)) {
+            try (CertStorage.OrderLock held = store.tryLock(m.issuer.id(), m.name).orElse(null)) {
                 if (held == null || m.current == cert && !tryStore(m, cert, failures + 1)) {
                     later(threads, m, cert, failures + 1);
                 }
