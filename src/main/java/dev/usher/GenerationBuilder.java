@@ -2,6 +2,7 @@ package dev.usher;
 
 import dev.usher.admin.AdminListener;
 import dev.usher.cert.CertManager;
+import dev.usher.cert.CertStorage;
 import dev.usher.cert.CertStore;
 import dev.usher.config.InsecureBackends;
 import dev.usher.config.ListenAddress;
@@ -192,14 +193,17 @@ final class GenerationBuilder {
             }
             CertManager inService = previous.certificates();
             if (!httpsNext || inService != null) {
+                if (!java.util.Objects.equals(next.storage(), old.storage())) {
+                    LOG.log(Level.WARNING, "reload: storage: takes effect at the next start");
+                }
                 if (httpsNext && !next.dataDir().equals(old.dataDir())) {
                     LOG.log(Level.WARNING, "reload: data: {0} takes effect at the next start; certificates stay in "
                             + "{1}", next.dataDir(), old.dataDir());
                 }
                 return inService; // also when HTTPS is switched off: its names are retired when this one commits
             }
-            return new CertManager(new CertStore(next.dataDir()), shared.answers(), shared.retry(),
-                    shared.filePoll());
+            CertStorage storage = shared.fleet() != null ? shared.fleet().storage() : new CertStore(next.dataDir());
+            return new CertManager(storage, shared.answers(), shared.retry(), shared.filePoll());
         }
 
         private HttpListener httpsListener() throws ListenException {

@@ -53,7 +53,8 @@ record Shared(EventLoopGroup loops, Transport transport, UpstreamPools pools, Ru
               RequestObserver observer, StreamObserver streamObserver, AccessLogSwitch accessLogs, Metrics metrics,
               Connections connections,
               OpenConnections httpConnections, OpenConnections quicConnections, AltSvc altSvc,
-              Supplier<QuicNative> quicNative, Retry retry, Duration filePoll, CrowdSecBouncer crowdsec) {
+              Supplier<QuicNative> quicNative, Retry retry, Duration filePoll, CrowdSecBouncer crowdsec,
+              FleetMembership fleet) {
     private static final System.Logger LOG = System.getLogger(Usher.class.getName());
 
     /**
@@ -71,12 +72,14 @@ record Shared(EventLoopGroup loops, Transport transport, UpstreamPools pools, Ru
             metrics.with(streamMetrics);
         }
         RuleServices services = new RuleServices();
+        ChallengeAnswers answers = new ChallengeAnswers();
+        FleetMembership fleet = first.storage() == null ? null : FleetMembership.join(first, answers);
         return new Shared(transport.newGroup(threads, "loop"), transport, new UpstreamPools(transport),
-                services, new ChallengeAnswers(), connectionLimiter(first.limits().connections(), services.bans),
+                services, answers, connectionLimiter(first.limits().connections(), services.bans),
                 new CompressBudget(), RequestObserver.both(metrics, accessLogs),
                 StreamObserver.both(streamMetrics, accessLogs), accessLogs, metrics,
                 new Connections(), new OpenConnections(), new OpenConnections(), new AltSvc(), quicNative, retry,
-                filePoll, new CrowdSecBouncer(services.bans));
+                filePoll, new CrowdSecBouncer(services.bans), fleet);
     }
 
     /**
@@ -101,6 +104,9 @@ record Shared(EventLoopGroup loops, Transport transport, UpstreamPools pools, Ru
     /** Releases everything, after the last generation was closed; the event loops end last but one. */
     void close() {
         crowdsec.close();
+        if (fleet != null) {
+            fleet.close();
+        }
         services.close();
         pools.close();
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();

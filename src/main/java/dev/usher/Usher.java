@@ -265,6 +265,9 @@ public final class Usher implements AutoCloseable {
         }
         shared.limiter().setMax(OpenFileLimit.ofThisProcess().connections(next.config().limits().connections()));
         shared.crowdsec().follow(next.config().crowdsec());
+        if (shared.fleet() != null) {
+            shared.fleet().loaded(next.config());
+        }
         if (shared.accessLogs() != null && next.accessLog() != previous.accessLog()) {
             if (next.accessLog() != null) {
                 next.accessLog().start();

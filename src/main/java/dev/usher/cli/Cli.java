@@ -70,7 +70,8 @@ public final class Cli {
         };
     }
 
-    static String version() {
+    /** This build's version, as {@code usher version} prints it. */
+    public static String version() {
         try (InputStream in = Cli.class.getResourceAsStream("/usher-version.properties")) {
             Properties p = new Properties();
             if (in != null) {

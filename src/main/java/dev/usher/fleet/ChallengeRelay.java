@@ -1,0 +1,104 @@
+package dev.usher.fleet;
+
+import dev.usher.cert.CertifiedKey;
+import dev.usher.cert.ChallengeAnswers;
+import dev.usher.cert.Pem;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.security.GeneralSecurityException;
+import java.time.Duration;
+import java.util.List;
+import redis.clients.jedis.params.SetParams;
+
+/**
+ * Challenge answers shared by the fleet: what this node publishes for an order goes to Redis (and a note on the
+ * events channel) before the CA is told to validate, and what other nodes publish arrives here into this node's
+ * {@link ChallengeAnswers}, so whichever node the CA's request reaches answers it. TLS-ALPN-01 certificates carry a
+ * private key and are sealed. Entries expire on their own after {@link #LIFETIME}, in case their node dies.
+ */
+final class ChallengeRelay implements ChallengeAnswers.Relay {
+    private static final System.Logger LOG = System.getLogger(ChallengeRelay.class.getName());
+    /** Longer than a CA takes to validate (Usher gives up on a challenge after three minutes). */
+    static final Duration LIFETIME = Duration.ofMinutes(10);
+
+    private final RedisLink redis;
+    private final Sealing sealing;
+    private final String node;
+    private final ChallengeAnswers answers;
+
+    ChallengeRelay(RedisLink redis, Sealing sealing, String node, ChallengeAnswers answers) {
+        this.redis = redis;
+        this.sealing = sealing;
+        this.node = node;
+        this.answers = answers;
+    }
+
+    @Override
+    public void http01(String token, String keyAuthorization) {
+        put(FleetKeys.HTTP01, token, keyAuthorization);
+    }
+
+    @Override
+    public void tlsAlpn01(String name, CertifiedKey challengeCertificate) {
+        String key = FleetKeys.challenge(FleetKeys.TLS_ALPN01, name);
+        put(FleetKeys.TLS_ALPN01, name, challengeCertificate == null ? null : sealing.seal(
+                Pem.certificates(challengeCertificate.chain()) + Pem.privateKey(challengeCertificate.key()), key));
+    }
+
+    private void put(String type, String id, String value) {
+        String key = FleetKeys.challenge(type, id);
+        try {
+            redis.call(j -> value == null ? j.del(key)
+                    : j.set(key, value, SetParams.setParams().px(LIFETIME.toMillis())));
+            redis.call(j -> j.publish(FleetKeys.CHANNEL, node + " " + type + " " + id));
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "could not share the {0} challenge answer {1} through {2}: {3}; only this node "
+                    + "can answer it", type, id, redis.where(), e.getMessage());
+        }
+    }
+
+    /** Another node published or withdrew the answer {@code id} of {@code type}: fetch it (or its absence). */
+    void changed(String type, String id) {
+        String key = FleetKeys.challenge(type, id);
+        try {
+            String value = redis.call(j -> j.get(key));
+            accept(type, id, key, value);
+        } catch (IOException e) {
+            LOG.log(Level.DEBUG, "could not fetch the challenge answer {0}: {1}", key, e.toString());
+        }
+    }
+
+    /** Fetches every answer in progress: after (re)subscribing, notes sent meanwhile were missed. */
+    void loadAll(RedisStorage storage) {
+        try {
+            List<String> keys = storage.scan(FleetKeys.CHALLENGE_PREFIX + "*");
+            for (String key : keys) {
+                String rest = key.substring(FleetKeys.CHALLENGE_PREFIX.length());
+                int colon = rest.indexOf(':');
+                if (colon > 0) {
+                    String value = redis.call(j -> j.get(key));
+                    accept(rest.substring(0, colon), rest.substring(colon + 1), key, value);
+                }
+            }
+        } catch (IOException e) {
+            LOG.log(Level.DEBUG, "could not fetch the challenge answers in progress: {0}", e.toString());
+        }
+    }
+
+    private void accept(String type, String id, String key, String value) throws IOException {
+        if (FleetKeys.HTTP01.equals(type)) {
+            answers.acceptHttp01(id, value);
+        } else if (FleetKeys.TLS_ALPN01.equals(type)) {
+            if (value == null) {
+                answers.acceptTlsAlpn01(id, null);
+                return;
+            }
+            try {
+                String pem = sealing.open(value, key);
+                answers.acceptTlsAlpn01(id, Pem.readCertifiedKey(pem, key, pem, key));
+            } catch (GeneralSecurityException e) {
+                throw new IOException("cannot open " + key + ": " + e, e);
+            }
+        }
+    }
+}
