@@ -21,12 +21,14 @@ import java.util.HexFormat;
 final class FleetMembership implements AutoCloseable {
     private final Instant started = Instant.now();
     private final String version = Cli.version();
+    private final String node;
     private final Fleet fleet;
     private volatile String configHash;
     private volatile Instant lastReload;
 
     private FleetMembership(UsherConfig first, ChallengeAnswers answers) {
         loadedQuietly(first);
+        this.node = first.storage().node();
         this.fleet = Fleet.join(first.storage(), first.dataDir(), answers, this::self);
     }
 
@@ -54,7 +56,7 @@ final class FleetMembership implements AutoCloseable {
     }
 
     private FleetNode self() {
-        return new FleetNode(fleet.node(), version, configHash, lastReload, started, Instant.now());
+        return new FleetNode(node, version, configHash, lastReload, started, Instant.now());
     }
 
     /**

@@ -422,6 +422,10 @@ public final class CertManager implements CertificateSource, AutoCloseable {
             }
             try (CertStorage.OrderLock held = lock.get()) {
                 if (!force) {
+                    CertifiedKey now = m.current; // another node's certificate may have been adopted meanwhile
+                    if (now != current && now != null && m.currentSince.isAfter(decided)) {
+                        return now;
+                    }
                     Optional<CertifiedKey> stored = store.load(m.issuer.id(), m.name);
                     if (stored.isPresent() && isNewer(stored.get(), current)
                             && clock.instant().isBefore(stored.get().renewalDue())) {

@@ -13,13 +13,17 @@ import redis.clients.jedis.params.SetParams;
 /**
  * Challenge answers shared by the fleet: what this node publishes for an order goes to Redis (and a note on the
  * events channel) before the CA is told to validate, and what other nodes publish arrives here into this node's
- * {@link ChallengeAnswers}, so whichever node the CA's request reaches answers it. TLS-ALPN-01 certificates carry a
- * private key and are sealed. Entries expire on their own after {@link #LIFETIME}, in case their node dies.
+ * {@link ChallengeAnswers}, so whichever node the CA's request reaches answers it. A publication returns once every
+ * node that follows the events channel confirmed it holds the answer (or after {@link #CONFIRM_WAIT}): the CA
+ * validates the moment it is told to. TLS-ALPN-01 certificates carry a private key and are sealed. Entries expire on
+ * their own after {@link #LIFETIME}, in case their node dies.
  */
 final class ChallengeRelay implements ChallengeAnswers.Relay {
     private static final System.Logger LOG = System.getLogger(ChallengeRelay.class.getName());
     /** Longer than a CA takes to validate (Usher gives up on a challenge after three minutes). */
     static final Duration LIFETIME = Duration.ofMinutes(10);
+    /** How long a publication waits for the other nodes to confirm: they answer in milliseconds. */
+    static final Duration CONFIRM_WAIT = Duration.ofSeconds(3);
 
     private final RedisLink redis;
     private final Sealing sealing;
@@ -50,10 +54,34 @@ final class ChallengeRelay implements ChallengeAnswers.Relay {
         try {
             redis.call(j -> value == null ? j.del(key)
                     : j.set(key, value, SetParams.setParams().px(LIFETIME.toMillis())));
-            redis.call(j -> j.publish(FleetKeys.CHANNEL, node + " " + type + " " + id));
+            long receivers = redis.call(j -> j.publish(FleetKeys.CHANNEL, node + " " + type + " " + id));
+            if (value != null) {
+                awaitConfirmations(FleetKeys.confirmations(type, id), receivers - 1); // this node follows it too
+            }
         } catch (IOException e) {
             LOG.log(Level.WARNING, "could not share the {0} challenge answer {1} through {2}: {3}; only this node "
                     + "can answer it", type, id, redis.where(), e.getMessage());
+        }
+    }
+
+    private void awaitConfirmations(String key, long wanted) throws IOException {
+        long deadline = System.nanoTime() + CONFIRM_WAIT.toNanos();
+        while (wanted > 0) {
+            String got = redis.call(j -> j.get(key));
+            if (got != null && Long.parseLong(got) >= wanted) {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                LOG.log(Level.INFO, "{0}: {1} of {2} other nodes confirmed the challenge answer within {3} s", key,
+                        got == null ? 0 : got, wanted, CONFIRM_WAIT.toSeconds());
+                return;
+            }
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 
@@ -63,6 +91,13 @@ final class ChallengeRelay implements ChallengeAnswers.Relay {
         try {
             String value = redis.call(j -> j.get(key));
             accept(type, id, key, value);
+            if (value != null) {
+                String confirmations = FleetKeys.confirmations(type, id);
+                redis.call(j -> {
+                    j.incr(confirmations);
+                    return j.pexpire(confirmations, LIFETIME.toMillis());
+                });
+            }
         } catch (IOException e) {
             LOG.log(Level.DEBUG, "could not fetch the challenge answer {0}: {1}", key, e.toString());
         }

@@ -160,6 +160,7 @@ final class RedisLink implements AutoCloseable {
         pool.setMaxIdle(4);
         pool.setMinIdle(0);
         pool.setJmxEnabled(false);
+        pool.setMaxWait(Duration.ofMillis(TIMEOUT_MILLIS)); // a busy pool is an error to retry, never a hang
         if (setting.redis() != null) {
             URI uri = setting.redis();
             if (uri.getRawUserInfo() != null) {
