@@ -25,7 +25,7 @@ import redis.clients.jedis.exceptions.JedisException;
 /**
  * The connection to the fleet's Redis (an address, or the master a Sentinel names) and whether it is reachable.
  * While it is not, calls fail at once with {@link StorageUnavailableException} until the next attempt, which backs
- * off from half a second to 30 seconds; the outage is logged once, and its end once, and then the listeners given
+ * off from half a second to 10 seconds; the outage is logged once, and its end once, and then the listeners given
  * to {@link #whenBack} run (a resync: what was saved meanwhile goes up, what changed comes down).
  *
  * <p>The Jedis client is made at the first call, not at start: with Sentinel that asks the Sentinels, which may be
@@ -35,7 +35,7 @@ final class RedisLink implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RedisLink.class.getName());
     private static final int TIMEOUT_MILLIS = 2000;
     private static final Duration FIRST_BACKOFF = Duration.ofMillis(500);
-    private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
 
     /** Reachable as far as the last call knows. */
     enum State { UNKNOWN, UP, DOWN }

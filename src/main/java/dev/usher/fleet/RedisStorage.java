@@ -223,6 +223,15 @@ final class RedisStorage implements CertStorage {
      */
     void resync() {
         try {
+            for (String issuerId : localAccounts()) {
+                KeyPair pair = local.accountKey(issuerId);
+                String key = FleetKeys.account(issuerId);
+                String sealed = sealing.seal(Pem.privateKey(pair.getPrivate()) + Pem.publicKey(pair.getPublic()), key);
+                if ("OK".equals(redis.call(j -> j.set(key, sealed, SetParams.setParams().nx())))) {
+                    LOG.log(Level.INFO, "the ACME account key for {0} is shared in {1} again", issuerId,
+                            redis.where());
+                }
+            }
             for (String issuerId : localIssuers()) {
                 for (String name : local.names(issuerId)) {
                     local.load(issuerId, name).ifPresent(cert -> pushQuietly(issuerId, name, cert));
@@ -315,14 +324,24 @@ final class RedisStorage implements CertStorage {
         return keys;
     }
 
+    /** The issuers with certificates in the local copy (not the local CA's). */
     private List<String> localIssuers() throws IOException {
-        Path dir = local.dataDir().resolve("certificates");
+        return folders(local.dataDir().resolve("certificates"), id -> true);
+    }
+
+    /** The issuers with an account key in the local copy. */
+    private List<String> localAccounts() throws IOException {
+        Path accounts = local.dataDir().resolve("accounts");
+        return folders(accounts, id -> Files.isRegularFile(accounts.resolve(id).resolve("account.key")));
+    }
+
+    private static List<String> folders(Path dir, java.util.function.Predicate<String> wanted) throws IOException {
         if (!Files.isDirectory(dir)) {
             return List.of();
         }
         try (Stream<Path> issuers = Files.list(dir)) {
             return issuers.filter(Files::isDirectory).map(p -> p.getFileName().toString())
-                    .filter(id -> !LocalCa.ID.equals(id)).sorted().toList();
+                    .filter(id -> !LocalCa.ID.equals(id) && wanted.test(id)).sorted().toList();
         }
     }
 
