@@ -417,8 +417,8 @@ public final class CertManager implements CertificateSource, AutoCloseable {
             }
             Optional<? extends CertStorage.OrderLock> lock = store.tryLock(m.issuer.id(), m.name);
             if (lock.isEmpty()) {
-                throw new IssueException("another Usher process sharing " + store.where()
-                        + " is ordering this name right now", null);
+                throw IssueException.heldElsewhere("another Usher process sharing " + store.where()
+                        + " is ordering this name right now");
             }
             try (CertStorage.OrderLock held = lock.get()) {
                 if (!force) {
@@ -496,8 +496,8 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         }
         CertifiedKey cert = m.current;
         // the storage logs its own outage once; a line per name and attempt would bury it
-        Level level = e.getCause() instanceof StorageUnavailableException && m.failures > 1 ? Level.DEBUG
-                : Level.WARNING;
+        Level level = m.failures > 1 && (e.getCause() instanceof StorageUnavailableException || e.isHeldElsewhere())
+                ? Level.DEBUG : e.isHeldElsewhere() ? Level.INFO : Level.WARNING;
         LOG.log(level, "{0}: could not get a certificate (attempt {1}): {2}; trying again in {3}{4}", m.name,
                 m.failures, e.getMessage(), Durations.human(wait), cert == null ? ""
                         : "; the current certificate is served meanwhile (valid until " + cert.notAfter() + ")");

@@ -323,9 +323,9 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> parse("foo: 1\nbar: 2\n")).isInstanceOf(ConfigException.class)
                 .hasMessage("""
                         t.yaml:1:1: foo: unknown key "foo"; expected one of: listen, data, timeouts, limits, sites, \
-                        trusted_proxies, email, acme, admin, access_log, http3, docker, streams, error_pages, crowdsec
+                        trusted_proxies, email, acme, admin, access_log, http3, docker, streams, error_pages, crowdsec, storage
                         t.yaml:2:1: bar: unknown key "bar"; expected one of: listen, data, timeouts, limits, sites, \
-                        trusted_proxies, email, acme, admin, access_log, http3, docker, streams, error_pages, crowdsec""");
+                        trusted_proxies, email, acme, admin, access_log, http3, docker, streams, error_pages, crowdsec, storage""");
     }
 
     @Test
