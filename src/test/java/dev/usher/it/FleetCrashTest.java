@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class FleetCrashTest {
     @RegisterExtension
     static final Servers servers = new Servers();
-    private static final Duration LEASE = Duration.ofSeconds(3);
+    private static final Duration LEASE = Duration.ofSeconds(6);
 
     @TempDir
     Path work;
@@ -75,6 +75,8 @@ class FleetCrashTest {
                 s.close();
             }
 
+            assertThat(Long.parseLong(redis.cli("PTTL", lock))).as("the dead holder's lock is still there")
+                    .isPositive();
             Usher usher = servers.track(fleet.start(survivor, names, LEASE, FleetNodes.QUICK));
             CertifiedKey cert = FleetNodes.await(usher, names.get(0), c -> true, Duration.ofSeconds(30));
             long waited = System.nanoTime() - killedAt;
