@@ -151,7 +151,7 @@ final class RedisLink implements AutoCloseable {
     private UnifiedJedis connect() {
         DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(TIMEOUT_MILLIS).socketTimeoutMillis(TIMEOUT_MILLIS)
-                .clientName("usher-" + setting.node()).ssl(setting.tls());
+                .clientName("usher-" + setting.node()).ssl(setting.tls()).autoNegotiateProtocol(false);
         if (setting.password() != null) {
             config.password(setting.password().reveal());
         }

@@ -1,0 +1,86 @@
+package dev.usher.it;
+
+import dev.usher.Usher;
+import dev.usher.cert.CertifiedKey;
+import dev.usher.testing.Pebble;
+import dev.usher.testing.RedisSentinel;
+import dev.usher.testing.RedisServer;
+import dev.usher.testing.Servers;
+import dev.usher.testing.TlsProbe;
+import dev.usher.whoami.Whoami;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A fleet on Redis behind Sentinel (real {@code redis-server} master and replica, real {@code redis-sentinel}): the
+ * master is stopped while certificates are being renewed; Sentinel promotes the replica, the nodes follow it, and
+ * nothing is lost: every renewal happens once, every node serves it, and the new master holds it.
+ */
+class FleetSentinelTest {
+    @RegisterExtension
+    static final Servers servers = new Servers();
+    private static final Duration LIFETIME = Duration.ofSeconds(30);
+    private static final Duration LEASE = Duration.ofSeconds(10);
+
+    @TempDir
+    Path work;
+
+    @Test
+    void aFailoverDuringRenewalsLosesNothing() throws Exception {
+        Whoami backend = servers.backend("fleet-sentinel-backend");
+        List<String> names = FleetNodes.names("failover", 2);
+        FleetNodes.Node a = FleetNodes.Node.named(work, "a");
+        FleetNodes.Node b = FleetNodes.Node.named(work, "b");
+        try (RedisServer master = RedisServer.start(work.resolve("master"));
+             RedisServer replica = RedisServer.start(work.resolve("replica"), "--replicaof", "127.0.0.1",
+                     Integer.toString(master.port()));
+             RedisSentinel sentinel = RedisSentinel.watch(work.resolve("sentinel"), "mymaster", master.port());
+             Pebble pebble = Pebble.builder().httpValidationPort(b.http()).tlsValidationPort(b.https())
+                     .certificateValidity(LIFETIME).start()) {
+            FleetNodes fleet = new FleetNodes(work, "redis_sentinel: {master: mymaster, nodes: [\"127.0.0.1:"
+                    + sentinel.port() + "\"]}", pebble.directory(), pebble.trustPem(), backend.port(), "");
+            Usher ua = servers.track(fleet.start(a, names, LEASE, FleetNodes.QUICK));
+            Usher ub = servers.track(fleet.start(b, names, LEASE, FleetNodes.QUICK));
+            Map<String, CertifiedKey> first = new HashMap<>();
+            for (String name : names) {
+                first.put(name, FleetNodes.await(ua, name, c -> true, Duration.ofSeconds(30)));
+                FleetNodes.await(ub, name, c -> c.sha256().equals(first.get(name).sha256()), Duration.ofSeconds(10));
+            }
+            assertThat(pebble.orderCount()).isEqualTo(2);
+
+            long deadline = System.nanoTime() + LIFETIME.toNanos();
+            while (pebble.orderCount() < 3) { // the first renewal is under way: now the master goes
+                assertThat(System.nanoTime()).as("a renewal started").isLessThan(deadline);
+                Thread.sleep(10);
+            }
+            master.stop();
+
+            for (String name : names) {
+                CertifiedKey renewed = FleetNodes.await(ua, name,
+                        c -> c.notAfter().isAfter(first.get(name).notAfter()), Duration.ofSeconds(40));
+                FleetNodes.await(ub, name, c -> c.sha256().equals(renewed.sha256()), Duration.ofSeconds(15));
+                String key = "usher:cert:" + fleet.issuerId() + ":" + name;
+                long wait = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+                while (!renewed.sha256().equals(replica.cli("HGET", key, "sha256")) && System.nanoTime() < wait) {
+                    Thread.sleep(100); // the node that renewed it (or its resync) writes it to the new master
+                }
+                assertThat(replica.cli("HGET", key, "sha256")).as("the new master holds the renewal of " + name)
+                        .isEqualTo(renewed.sha256());
+                assertThat(TlsProbe.leafSha256(a.https(), name)).isEqualTo(renewed.sha256());
+                assertThat(TlsProbe.leafSha256(b.https(), name)).isEqualTo(renewed.sha256());
+            }
+            assertThat(replica.cli("ROLE")).startsWith("master");
+            assertThat(pebble.orderCount()).as("each certificate renewed once, failover or not").isEqualTo(4);
+            assertThat(replica.cli("EXISTS", "usher:account:" + fleet.issuerId())).isEqualTo("1");
+        }
+    }
+}
