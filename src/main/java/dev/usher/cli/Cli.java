@@ -52,6 +52,7 @@ public final class Cli {
             case "reload" -> new ReloadCommand(out, err).run(rest);
             case "trust" -> new CertificateCommands(out, err).trust(rest);
             case "import" -> new ImportCommand(out, err).run(rest);
+            case "storage" -> new StorageCommand(out, err).run(rest);
             case "train" -> Training.command(rest, err); // used by the launcher to record an AOT cache; not in --help
             case "version", "--version", "-v" -> {
                 out.println("usher " + version() + " (Java " + Runtime.version().feature() + ", "
@@ -101,6 +102,9 @@ public final class Cli {
                   usher import npm|caddy|traefik|ssldocker SOURCE [-o FILE] [--data DIR] [--dry-run]
                                                         write usher.yaml and the certificates from another
                                                         proxy's set-up (usher import --help for the options)
+                  usher storage copy --from data --to redis [--config FILE]
+                                                        move this node's certificates into the fleet's
+                                                        storage (or back: --from redis --to data)
                   usher version                         print the version
                   usher --help                          this text
 

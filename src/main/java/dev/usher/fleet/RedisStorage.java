@@ -223,15 +223,7 @@ final class RedisStorage implements CertStorage {
      */
     void resync() {
         try {
-            for (String issuerId : localAccounts()) {
-                KeyPair pair = local.accountKey(issuerId);
-                String key = FleetKeys.account(issuerId);
-                String sealed = sealing.seal(Pem.privateKey(pair.getPrivate()) + Pem.publicKey(pair.getPublic()), key);
-                if ("OK".equals(redis.call(j -> j.set(key, sealed, SetParams.setParams().nx())))) {
-                    LOG.log(Level.INFO, "the ACME account key for {0} is shared in {1} again", issuerId,
-                            redis.where());
-                }
-            }
+            shareLocalAccounts();
             for (String issuerId : localIssuers()) {
                 for (String name : local.names(issuerId)) {
                     local.load(issuerId, name).ifPresent(cert -> pushQuietly(issuerId, name, cert));
@@ -241,6 +233,21 @@ final class RedisStorage implements CertStorage {
             LOG.log(Level.WARNING, "could not compare the local copy with {0}: {1}", redis.where(), e.toString());
         }
         watchers.forEach(w -> w.accept(null, null));
+    }
+
+    /** Puts each local account key in Redis where the fleet has none for its CA; gives how many went up. */
+    int shareLocalAccounts() throws IOException {
+        int shared = 0;
+        for (String issuerId : localAccounts()) {
+            KeyPair pair = local.accountKey(issuerId);
+            String key = FleetKeys.account(issuerId);
+            String sealed = sealing.seal(Pem.privateKey(pair.getPrivate()) + Pem.publicKey(pair.getPublic()), key);
+            if ("OK".equals(redis.call(j -> j.set(key, sealed, SetParams.setParams().nx())))) {
+                LOG.log(Level.INFO, "the ACME account key for {0} is now shared in {1}", issuerId, redis.where());
+                shared++;
+            }
+        }
+        return shared;
     }
 
     /** The certificate in Redis, or empty when there is none. */
@@ -325,7 +332,7 @@ final class RedisStorage implements CertStorage {
     }
 
     /** The issuers with certificates in the local copy (not the local CA's). */
-    private List<String> localIssuers() throws IOException {
+    List<String> localIssuers() throws IOException {
         return folders(local.dataDir().resolve("certificates"), id -> true);
     }
 
