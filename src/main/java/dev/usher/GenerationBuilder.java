@@ -193,7 +193,7 @@ final class GenerationBuilder {
             }
             CertManager inService = previous.certificates();
             if (!httpsNext || inService != null) {
-                if (!java.util.Objects.equals(next.storage(), old.storage())) {
+                if (old != null && !java.util.Objects.equals(next.storage(), old.storage())) {
                     LOG.log(Level.WARNING, "reload: storage: takes effect at the next start");
                 }
                 if (httpsNext && !next.dataDir().equals(old.dataDir())) {
@@ -329,7 +329,8 @@ final class GenerationBuilder {
             AdminListener bound = AdminListener.bind(address, shared.transport(), shared.loops(),
                     () -> current.get().certificates(), reloader, shared.metrics(),
                     () -> current.get().config().adminSecret(), () -> current.get().tables(),
-                    () -> current.get().streams().groups());
+                    () -> current.get().streams().groups(),
+                    () -> shared.fleet() == null ? null : shared.fleet().fleet());
             listeners.add("admin " + Usher.hostPort(bound.address()));
             preparing = "";
             return bound;

@@ -8,6 +8,7 @@ import dev.usher.config.ConfigException;
 import dev.usher.config.ConfigLoader;
 import dev.usher.config.LabelSite;
 import dev.usher.config.SiteForm;
+import dev.usher.fleet.Fleet;
 import dev.usher.reload.ReloadResult;
 import dev.usher.reload.Reloader;
 import dev.usher.route.Route;
@@ -62,6 +63,7 @@ final class AdminApi {
     private final Supplier<List<RouteTable>> tables;
     private final Supplier<Map<String, UpstreamGroup>> relays;
     private final RecentRequests recent;
+    private final Supplier<Fleet> fleet;
 
     /**
      * {@code tables}: the running route tables, HTTPS first (its routes carry the backends of HTTPS sites);
@@ -69,7 +71,7 @@ final class AdminApi {
      */
     AdminApi(Sessions sessions, AdminSecret secret, ConfigFile config, Supplier<CertManager> certificates,
              Supplier<Reloader> reloader, Supplier<List<RouteTable>> tables,
-             Supplier<Map<String, UpstreamGroup>> relays, RecentRequests recent) {
+             Supplier<Map<String, UpstreamGroup>> relays, RecentRequests recent, Supplier<Fleet> fleet) {
         this.sessions = sessions;
         this.secret = secret;
         this.config = config;
@@ -78,6 +80,7 @@ final class AdminApi {
         this.tables = tables;
         this.relays = relays;
         this.recent = recent;
+        this.fleet = fleet;
     }
 
     /** True for paths that anyone may ask without a session: the UI needs them to show the login form. */
@@ -123,6 +126,8 @@ final class AdminApi {
             case "/api/streams":
                 return only(m, HttpMethod.GET) ? Answer.json(OK, StreamsJson.of(tables.get().get(0).config(),
                         relays.get())) : notAllowed("GET");
+            case "/api/fleet":
+                return only(m, HttpMethod.GET) ? Answer.json(OK, FleetJson.of(fleet.get())) : notAllowed("GET");
             case "/api/reload":
                 return only(m, HttpMethod.POST) ? reload() : notAllowed("POST");
             default:

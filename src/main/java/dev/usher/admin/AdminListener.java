@@ -3,6 +3,7 @@ package dev.usher.admin;
 import dev.usher.observe.Metrics;
 import dev.usher.cert.CertManager;
 import dev.usher.config.ListenAddress;
+import dev.usher.fleet.Fleet;
 import dev.usher.reload.Reloader;
 import dev.usher.server.HttpListener;
 import dev.usher.server.ListenException;
@@ -49,26 +50,29 @@ public final class AdminListener implements AutoCloseable {
      *                     request: a reload may change it)
      * @param tables       the running route tables, HTTPS first (site status for the web UI)
      * @param relays       the running streams' and passthrough sites' backend groups (stream status)
+     * @param fleet        the fleet this node belongs to ({@code storage:}), or a supplier of null
      */
     public static AdminListener bind(ListenAddress address, Transport transport, EventLoopGroup loops,
                                      Supplier<CertManager> certificates, Supplier<Reloader> reloader,
                                      Metrics metrics, Supplier<String> secretHash,
-                                     Supplier<List<RouteTable>> tables, Supplier<Map<String, UpstreamGroup>> relays)
+                                     Supplier<List<RouteTable>> tables, Supplier<Map<String, UpstreamGroup>> relays,
+                                     Supplier<Fleet> fleet)
             throws ListenException {
-        return bind(address, transport, loops, certificates, reloader, metrics, secretHash, tables, relays, UI);
+        return bind(address, transport, loops, certificates, reloader, metrics, secretHash, tables, relays, fleet, UI);
     }
 
     /** As the other {@code bind}, with the web UI's files from the class-path folder {@code uiRoot}. */
     static AdminListener bind(ListenAddress address, Transport transport, EventLoopGroup loops,
                               Supplier<CertManager> certificates, Supplier<Reloader> reloader, Metrics metrics,
                               Supplier<String> secretHash, Supplier<List<RouteTable>> tables,
-                              Supplier<Map<String, UpstreamGroup>> relays, String uiRoot)
+                              Supplier<Map<String, UpstreamGroup>> relays, Supplier<Fleet> fleet, String uiRoot)
             throws ListenException {
         AdminSecret secret = new AdminSecret(secretHash, task -> Thread.ofVirtual().name("admin-secret").start(task));
         Sessions sessions = new Sessions(secretHash);
         RecentRequests recent = new RecentRequests(metrics);
         ConfigFile file = new ConfigFile(reloader, () -> tables.get().get(0).config().dataDir());
-        AdminApi api = new AdminApi(sessions, secret, file, certificates, reloader, tables, relays, recent);
+        AdminApi api = new AdminApi(sessions, secret, file, certificates, reloader, tables, relays, recent,
+                fleet);
         StaticFiles ui = new StaticFiles(uiRoot);
         HttpListener listener = HttpListener.bind(address, transport, loops, new ChannelInitializer<Channel>() {
             @Override

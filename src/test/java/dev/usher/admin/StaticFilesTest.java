@@ -26,7 +26,7 @@ class StaticFilesTest {
         Transport transport = Transport.best();
         loops = transport.newGroup(1, "static-test");
         admin = AdminListener.bind(new ListenAddress("127.0.0.1", 0), transport, loops, () -> null, () -> null, null,
-                () -> null, List::of, java.util.Map::of, "dev/usher/admin/testui/");
+                () -> null, List::of, java.util.Map::of, () -> null, "dev/usher/admin/testui/");
         admin.startAccepting();
     }
 

@@ -54,6 +54,7 @@ export class Api {
   deleteSite(name, version) { return this.call('DELETE', `/api/sites/${encodeURIComponent(name)}`, { version }); }
   certificates() { return this.call('GET', '/api/certificates'); }
   streams() { return this.call('GET', '/api/streams'); }
+  fleet() { return this.call('GET', '/api/fleet'); }
   renew(name) { return this.call('POST', `/api/certificates/${encodeURIComponent(name)}/renew`); }
   reload() { return this.call('POST', '/api/reload'); }
   config() { return this.call('GET', '/api/config'); }

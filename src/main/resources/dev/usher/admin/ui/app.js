@@ -5,6 +5,7 @@ import { sitesView } from './sites.js';
 import { siteFormView } from './site-form.js';
 import { certificatesView } from './certificates.js';
 import { streamsView } from './streams.js';
+import { fleetView } from './fleet.js';
 import { backupView, configView } from './backup.js';
 
 const api = new Api();
@@ -52,6 +53,7 @@ const routes = [
   [/^#\/site\/(.+)$/, 'sites', m => siteFormView(app, decodeURIComponent(m[1]))],
   [/^#\/certificates$/, 'certificates', () => certificatesView(app)],
   [/^#\/streams$/, 'streams', () => streamsView(app)],
+  [/^#\/fleet$/, 'fleet', () => fleetView(app)],
   [/^#\/backup$/, 'backup', () => backupView(app)],
   [/^#\/config$/, 'config', () => configView(app)],
 ];
