@@ -14,7 +14,8 @@
 # (hey pass: median of 5 samples over 10 s), --quiet 3 (wrk pass) or --quiet 2 (TLS passes). --timeline prints
 # anon once a second through the quiet window; --warmup S runs wrk for S s before the measured 10 s.
 # Ports: 18680 (HTTP), 18643 (HTTPS), 18681 (admin), nginx 18690; --ports BASE uses BASE+0/+1/+2/+10 instead.
-# USHER_JAVA_OPTS, USHER_AOT, USHER_AOT_TRAINING and USHER_AOT_LINK pass through to the launcher. Prints one RESULT line.
+# USHER_JAVA_OPTS, USHER_AOT, USHER_AOT_TRAINING and USHER_AOT_LINK pass through to the launcher; FOOTPRINT_EXTRA_YAML
+# (top-level YAML lines) is added to the config. Prints one RESULT line.
 set -euo pipefail
 load='' quiet=30 cpu1='' base='' timeline='' warmup=0
 while [[ ${1-} == --* ]]; do
@@ -29,7 +30,7 @@ while [[ ${1-} == --* ]]; do
     esac
     shift
 done
-(($# == 2)) || { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+(($# == 2)) || { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 label=$1 mode=$2
 [[ $mode == plain || $mode == https || $mode == https-files ]] || { echo "footprint.sh: mode is plain, https or https-files" >&2; exit 2; }
 [[ $(id -u) == 0 ]] || { echo "footprint.sh: must run as root (cgroup writes)" >&2; exit 2; }
@@ -71,6 +72,7 @@ cfg=$work/$mode.yaml
     fi
     echo "admin: \"127.0.0.1:$p_admin\""
     echo "data: $work/data-$mode"
+    [[ -z ${FOOTPRINT_EXTRA_YAML-} ]] || echo "$FOOTPRINT_EXTRA_YAML" # top-level settings of a caller (fleet-footprint.sh)
     echo "sites:"
     for i in $(seq -w 1 20); do
         case $mode in

@@ -330,7 +330,7 @@ final class GenerationBuilder {
                     () -> current.get().certificates(), reloader, shared.metrics(),
                     () -> current.get().config().adminSecret(), () -> current.get().tables(),
                     () -> current.get().streams().groups(),
-                    () -> shared.fleet() == null ? null : shared.fleet().fleet());
+                    shared.fleetForAdmin());
             listeners.add("admin " + Usher.hostPort(bound.address()));
             preparing = "";
             return bound;

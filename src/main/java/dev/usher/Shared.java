@@ -96,6 +96,18 @@ record Shared(EventLoopGroup loops, Transport transport, UpstreamPools pools, Ru
         return new ConnectionLimiter(openFiles.connections(configured), bans);
     }
 
+    /**
+     * The fleet for the admin API, or a supplier of null without {@code storage:}: then no class of the fleet loads
+     * (a lambda typed to return a Fleet loads that class when it is made; an erased one does not).
+     */
+    Supplier<dev.usher.fleet.Fleet> fleetForAdmin() {
+        return fleet == null ? nothing() : fleet::fleet;
+    }
+
+    private static <T> Supplier<T> nothing() {
+        return () -> null;
+    }
+
     /** True when {@code config} asks for HTTP/3 and this platform can serve it (loads the native library now). */
     boolean servesHttp3(UsherConfig config) {
         return config.listen().http3On() && quicNative.get().serves(config.listen());
