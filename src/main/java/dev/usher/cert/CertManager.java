@@ -284,17 +284,8 @@ public final class CertManager implements CertificateSource, AutoCloseable {
 
     /** What is known about each managed name, for status pages and metrics. */
     public List<CertificateStatus> status() {
-        List<CertificateStatus> result = new ArrayList<>();
-        for (ManagedName m : names.values()) {
-            CertifiedKey cert = m.current;
-            String error = m.lastError;
-            String state = cert != null && cert.notAfter().isAfter(clock.instant()) ? "valid"
-                    : error != null ? "failed" : "pending";
-            result.add(new CertificateStatus(m.name, m.policy.toString(), m.issuer == null ? "files" : m.issuer.id(),
-                    cert == null ? null : cert.notAfter(), cert == null ? null : cert.sha256(),
-                    cert == null ? null : cert.notBefore(), state, m.issuer == null ? null : m.nextCheck, error));
-        }
-        return result;
+        Instant now = clock.instant();
+        return names.values().stream().map(m -> m.status(now)).toList();
     }
 
     /** The issuer for a certificate: ACME with the global settings or the site's own DNS-01 ones, the local CA, none. */

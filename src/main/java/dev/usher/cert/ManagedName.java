@@ -48,6 +48,16 @@ final class ManagedName {
         return policy.equals(otherPolicy) && issuer == otherIssuer;
     }
 
+    /** What is known about this name at {@code now}, for status pages and metrics. */
+    CertificateStatus status(Instant now) {
+        CertifiedKey cert = current;
+        String error = lastError;
+        String state = cert != null && cert.notAfter().isAfter(now) ? "valid" : error != null ? "failed" : "pending";
+        return new CertificateStatus(name, policy.toString(), issuer == null ? "files" : issuer.id(),
+                cert == null ? null : cert.notAfter(), cert == null ? null : cert.sha256(),
+                cert == null ? null : cert.notBefore(), state, issuer == null ? null : nextCheck, error);
+    }
+
     /** A scheduled task for this name that logs whatever escapes it (an executor would swallow it silently). */
     Runnable safely(Runnable task) {
         return () -> {

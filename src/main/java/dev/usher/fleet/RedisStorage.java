@@ -183,7 +183,7 @@ final class RedisStorage implements CertStorage {
                 return there;
             }
             KeyPair pair = local.accountKey(issuerId); // a node joining with an account of its own brings it
-            String sealed = sealing.seal(Pem.privateKey(pair.getPrivate()) + Pem.publicKey(pair.getPublic()), key);
+            String sealed = sealAccount(pair, key);
             redis.call(j -> j.set(key, sealed));
             LOG.log(Level.INFO, "the ACME account key for {0} is now shared in {1}", issuerId, redis.where());
             return sealed;
@@ -241,13 +241,17 @@ final class RedisStorage implements CertStorage {
         for (String issuerId : localAccounts()) {
             KeyPair pair = local.accountKey(issuerId);
             String key = FleetKeys.account(issuerId);
-            String sealed = sealing.seal(Pem.privateKey(pair.getPrivate()) + Pem.publicKey(pair.getPublic()), key);
+            String sealed = sealAccount(pair, key);
             if ("OK".equals(redis.call(j -> j.set(key, sealed, SetParams.setParams().nx())))) {
                 LOG.log(Level.INFO, "the ACME account key for {0} is now shared in {1}", issuerId, redis.where());
                 shared++;
             }
         }
         return shared;
+    }
+
+    private String sealAccount(KeyPair pair, String key) {
+        return sealing.seal(Pem.privateKey(pair.getPrivate()) + Pem.publicKey(pair.getPublic()), key);
     }
 
     /** The certificate in Redis, or empty when there is none. */

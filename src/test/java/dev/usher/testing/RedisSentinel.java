@@ -3,7 +3,6 @@ package dev.usher.testing;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A real Redis Sentinel for failover tests: Debian's {@code redis-sentinel} on a loopback port, watching one
@@ -27,6 +26,8 @@ public final class RedisSentinel implements AutoCloseable {
                     + "the tests again");
         }
         int port = Pebble.freePort();
+        Path log = dir.resolve("sentinel.log");
+        Process p;
         try {
             Files.createDirectories(dir);
             Path conf = dir.resolve("sentinel.conf"); // Sentinel rewrites its own file: one per test
@@ -40,25 +41,13 @@ public final class RedisSentinel implements AutoCloseable {
                     sentinel failover-timeout %s 5000
                     sentinel parallel-syncs %s 1
                     """.formatted(port, dir, master, masterPort, master, master, master));
-            Process p = new ProcessBuilder(SENTINEL.toString(), conf.toString()).redirectErrorStream(true)
-                    .redirectOutput(dir.resolve("sentinel.log").toFile()).start();
-            RedisSentinel sentinel = new RedisSentinel(port, p);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-            while (!Files.readString(dir.resolve("sentinel.log")).contains("+monitor master")) {
-                if (!p.isAlive() || System.nanoTime() > deadline) {
-                    sentinel.close();
-                    throw new IllegalStateException("redis-sentinel did not come up:\n"
-                            + Files.readString(dir.resolve("sentinel.log")));
-                }
-                Thread.sleep(20);
-            }
-            return sentinel;
+            p = new ProcessBuilder(SENTINEL.toString(), conf.toString()).redirectErrorStream(true)
+                    .redirectOutput(log.toFile()).start();
         } catch (IOException e) {
             throw new IllegalStateException("cannot start redis-sentinel: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
+        RedisProcesses.await(p, () -> Files.readString(log).contains("+monitor master"), log, "redis-sentinel");
+        return new RedisSentinel(port, p);
     }
 
     public int port() {
@@ -67,13 +56,6 @@ public final class RedisSentinel implements AutoCloseable {
 
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(5, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        RedisProcesses.stop(process);
     }
 }

@@ -49,28 +49,19 @@ public final class RedisServer implements AutoCloseable {
 
     /** Starts (again) on the same port and folder; waits until it answers PING. */
     public synchronized void start() {
+        List<String> command = new ArrayList<>(List.of(SERVER.toString(), "--port", Integer.toString(port),
+                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(),
+                "--daemonize", "no", "--protected-mode", "no"));
+        command.addAll(extra);
+        Path log = dir.resolve("redis.log");
         try {
             Files.createDirectories(dir);
-            List<String> command = new ArrayList<>(List.of(SERVER.toString(), "--port", Integer.toString(port),
-                    "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(),
-                    "--daemonize", "no", "--protected-mode", "no"));
-            command.addAll(extra);
             process = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("redis.log").toFile())).start();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-            while (!"PONG".equals(cliQuietly("PING"))) {
-                if (!process.isAlive() || System.nanoTime() > deadline) {
-                    throw new IllegalStateException("redis-server did not come up on port " + port + ":\n"
-                            + Files.readString(dir.resolve("redis.log")));
-                }
-                Thread.sleep(20);
-            }
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         } catch (IOException e) {
             throw new IllegalStateException("cannot start redis-server: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
+        RedisProcesses.await(process, () -> "PONG".equals(cliQuietly("PING")), log, "redis-server on port " + port);
     }
 
     public int port() {
@@ -117,18 +108,10 @@ public final class RedisServer implements AutoCloseable {
 
     /** Stops this Redis (SIGTERM to its own process, then SIGKILL after 5 s); a later {@link #start} brings it back. */
     public synchronized void stop() {
-        if (process == null) {
-            return;
+        if (process != null) {
+            RedisProcesses.stop(process);
+            process = null;
         }
-        process.destroy();
-        try {
-            if (!process.waitFor(5, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        process = null;
     }
 
     @Override
