@@ -2,7 +2,6 @@ package dev.usher;
 
 import dev.usher.cert.CertStorage;
 import dev.usher.cert.ChallengeAnswers;
-import dev.usher.cli.Cli;
 import dev.usher.config.UsherConfig;
 import dev.usher.fleet.Fleet;
 import dev.usher.fleet.FleetNode;
@@ -20,7 +19,7 @@ import java.util.HexFormat;
  */
 final class FleetMembership implements AutoCloseable {
     private final Instant started = Instant.now();
-    private final String version = Cli.version();
+    private final String version = UsherVersion.get();
     private final String node;
     private final Fleet fleet;
     private volatile String configHash;

@@ -2,12 +2,10 @@ package dev.usher.cli;
 
 import dev.usher.net.Transport;
 
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.Properties;
 
 /**
  * The {@code usher} command line: reads the command word and hands the rest to that command's class. Every command
@@ -72,16 +70,8 @@ public final class Cli {
     }
 
     /** This build's version, as {@code usher version} prints it. */
-    public static String version() {
-        try (InputStream in = Cli.class.getResourceAsStream("/usher-version.properties")) {
-            Properties p = new Properties();
-            if (in != null) {
-                p.load(in);
-            }
-            return p.getProperty("version", "unknown");
-        } catch (IOException e) {
-            return "unknown";
-        }
+    static String version() {
+        return dev.usher.UsherVersion.get();
     }
 
     private static void usage(PrintStream to) {
