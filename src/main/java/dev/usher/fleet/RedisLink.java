@@ -76,7 +76,13 @@ final class RedisLink implements AutoCloseable {
     <T> T call(Function<UnifiedJedis, T> command) throws IOException {
         UnifiedJedis jedis = client();
         try {
-            T result = command.apply(jedis);
+            T result;
+            try {
+                result = command.apply(jedis);
+            } catch (JedisConnectionException stale) {
+                // a pooled connection Redis closed (it restarted, or failed over): the pool dropped it; once more
+                result = command.apply(jedis);
+            }
             reachable();
             return result;
         } catch (JedisException e) {

@@ -2,6 +2,7 @@ package dev.usher.it;
 
 import dev.usher.Usher;
 import dev.usher.cert.CertifiedKey;
+import dev.usher.testing.LogCapture;
 import dev.usher.testing.Pebble;
 import dev.usher.testing.RedisServer;
 import dev.usher.testing.Servers;
@@ -94,7 +95,8 @@ class FleetRenewalTest {
         FleetNodes.Node late = FleetNodes.Node.named(work, "late");
         try (RedisServer redis = RedisServer.start(work.resolve("redis"));
              Pebble pebble = Pebble.builder().httpValidationPort(b.http()).tlsValidationPort(b.https())
-                     .certificateValidity(LIFETIME).start()) {
+                     .certificateValidity(LIFETIME).start();
+             LogCapture logs = new LogCapture()) {
             FleetNodes fleet = FleetNodes.on(work, redis, pebble, backend.port());
             Usher ua = servers.track(fleet.start(a, List.of(name), LEASE, FleetNodes.QUICK));
             Usher ub = servers.track(fleet.start(b, List.of(name), LEASE, FleetNodes.QUICK));
@@ -126,6 +128,11 @@ class FleetRenewalTest {
             assertThat(pebble.orderCount()).as("the renewal happened once, after Redis came back").isEqualTo(2);
             String key = "usher:cert:" + fleet.issuerId() + ":" + name;
             assertThat(redis.cli("HGET", key, "sha256")).isEqualTo(renewed.sha256());
+            String where = "Redis at 127.0.0.1:" + redis.port();
+            assertThat(logs.records.stream().filter(r -> r.startsWith("WARNING dev.usher.fleet.RedisLink: " + where
+                    + " is unreachable"))).as("the outage is logged once by each of the three nodes").hasSize(3);
+            assertThat(logs.records.stream().filter(r -> r.contains(where + " is reachable again")))
+                    .as("and its end once").hasSize(3);
         }
     }
 
