@@ -3,6 +3,7 @@ package dev.usher.fleet;
 import dev.usher.cert.CertifiedKey;
 import dev.usher.cert.ChallengeAnswers;
 import dev.usher.cert.Pem;
+import dev.usher.cert.StorageUnavailableException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.security.GeneralSecurityException;
@@ -24,6 +25,8 @@ final class ChallengeRelay implements ChallengeAnswers.Relay {
     static final Duration LIFETIME = Duration.ofMinutes(10);
     /** How long a publication waits for the other nodes to confirm: they answer in milliseconds. */
     static final Duration CONFIRM_WAIT = Duration.ofSeconds(3);
+    /** How long a new answer waits for an unreachable Redis before only this node can answer it. */
+    static final Duration SHARE_WAIT = Duration.ofSeconds(30);
 
     private final RedisLink redis;
     private final Sealing sealing;
@@ -49,18 +52,51 @@ final class ChallengeRelay implements ChallengeAnswers.Relay {
                 Pem.certificates(challengeCertificate.chain()) + Pem.privateKey(challengeCertificate.key()), key));
     }
 
+    /**
+     * Shares an answer (null: withdraws it). While Redis is unreachable a new answer waits for it, up to
+     * {@link #SHARE_WAIT} (a Sentinel failover takes seconds): the CA is told to validate only after this returns,
+     * and a node that cannot answer would fail the order.
+     */
     private void put(String type, String id, String value) {
         String key = FleetKeys.challenge(type, id);
-        try {
-            redis.call(j -> value == null ? j.del(key)
-                    : j.set(key, value, SetParams.setParams().px(LIFETIME.toMillis())));
-            long receivers = redis.call(j -> j.publish(FleetKeys.CHANNEL, node + " " + type + " " + id));
-            if (value != null) {
-                awaitConfirmations(FleetKeys.confirmations(type, id), receivers - 1); // this node follows it too
+        long deadline = System.nanoTime() + (value == null ? 0 : SHARE_WAIT.toNanos());
+        while (true) {
+            try {
+                redis.call(j -> value == null ? j.del(key)
+                        : j.set(key, value, SetParams.setParams().px(LIFETIME.toMillis())));
+                long receivers = redis.call(j -> j.publish(FleetKeys.CHANNEL, node + " " + type + " " + id));
+                if (value != null) {
+                    awaitConfirmations(FleetKeys.confirmations(type, id), receivers - 1); // this node follows it too
+                }
+                return;
+            } catch (StorageUnavailableException e) {
+                if (value == null) {
+                    LOG.log(Level.DEBUG, "could not withdraw {0} (it expires by itself): {1}", key, e.toString());
+                    return;
+                }
+                if (System.nanoTime() - deadline > 0 || !pause(redis.untilNextAttempt())) {
+                    unshared(type, id, e);
+                    return;
+                }
+            } catch (IOException e) {
+                unshared(type, id, e);
+                return;
             }
-        } catch (IOException e) {
-            LOG.log(Level.WARNING, "could not share the {0} challenge answer {1} through {2}: {3}; only this node "
-                    + "can answer it", type, id, redis.where(), e.getMessage());
+        }
+    }
+
+    private void unshared(String type, String id, IOException e) {
+        LOG.log(Level.WARNING, "could not share the {0} challenge answer {1} through {2}: {3}; only this node can "
+                + "answer it", type, id, redis.where(), e.getMessage());
+    }
+
+    private static boolean pause(Duration wait) {
+        try {
+            Thread.sleep(Math.max(100, wait.toMillis()));
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 
