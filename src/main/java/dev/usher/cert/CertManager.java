@@ -32,11 +32,6 @@ public final class CertManager implements CertificateSource, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(CertManager.class.getName());
     /** Re-evaluate a certificate at least this often: a CA's renewal window (ARI) may move, clocks may jump. */
     private static final Duration RECHECK = Duration.ofHours(6);
-    /**
-     * With a shared storage, how often every name is compared with what the fleet stored: the backstop for a
-     * change notification missed while the storage was unreachable.
-     */
-    private static final Duration SHARED_CHECK = Duration.ofSeconds(30);
 
     private final CertStorage store;
     private final ChallengeAnswers answers;
@@ -58,6 +53,8 @@ public final class CertManager implements CertificateSource, AutoCloseable {
     private final AcmeIssuers acme;
     /** Which certificate serves each HTTPS site: its own name, or {@code *.PARENT} with tls: {wildcard: true}. */
     private volatile Map<String, String> certificateOfSite = Map.of();
+    /** Puts in service what others stored: a restored backup, another node's renewal. */
+    private final StoredCertificates stored;
 
     /**
      * @param store    where certificates are kept: the data directory, or a fleet's shared storage
@@ -83,6 +80,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         this.clock = clock;
         this.recheck = recheck;
         this.acme = new AcmeIssuers(store, answers);
+        this.stored = new StoredCertificates(this, store, clock);
     }
 
     /** Where a manager is in its life: {@link #apply} needs {@link #start} first; nothing runs after {@link #close}. */
@@ -105,14 +103,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         threads = CertThreads.start();
         state = State.STARTED;
         if (store.shared()) {
-            CertThreads running = threads;
-            store.watch((issuerId, name) -> running.work().submit(() -> {
-                adoptShared(issuerId, name);
-                if (name == null) {
-                    retryFailed();
-                }
-            }));
-            running.every(SHARED_CHECK, () -> adoptShared(null, null));
+            stored.follow(threads);
         }
     }
 
@@ -214,53 +205,17 @@ public final class CertManager implements CertificateSource, AutoCloseable {
      * the one served now: after a backup was restored into the data directory.
      */
     public void adoptStored() {
-        for (ManagedName m : names.values()) {
-            if (m.issuer == null || m.retired) {
-                continue;
-            }
-            Optional<CertifiedKey> stored = store.load(m.issuer.id(), m.name);
-            CertifiedKey current = m.current;
-            if (stored.isPresent() && stored.get().notAfter().isAfter(clock.instant())
-                    && (current == null || !stored.get().sha256().equals(current.sha256()))) {
-                adopt(m, stored.get(), "the restored certificate");
-            }
-        }
+        stored.adoptRestored();
     }
 
-    /**
-     * Serves what another node of the fleet stored for {@code name} from {@code issuerId} (every name when null) if
-     * it is newer than what is served here: a renewal happens once in the fleet, and every node picks it up.
-     */
-    private void adoptShared(String issuerId, String name) {
-        for (ManagedName m : names.values()) {
-            if (m.issuer == null || m.issuer instanceof LocalCa || m.retired
-                    || name != null && !(m.name.equals(name) && m.issuer.id().equals(issuerId))) {
-                continue;
-            }
-            try {
-                Optional<CertifiedKey> stored = store.load(m.issuer.id(), m.name);
-                CertifiedKey current = m.current;
-                if (stored.isPresent() && stored.get().notAfter().isAfter(clock.instant())
-                        && isNewer(stored.get(), current) && !stored.get().sha256().equals(current == null ? ""
-                        : current.sha256())) {
-                    adopt(m, stored.get(), "the certificate another node stored");
-                }
-            } catch (RuntimeException e) {
-                LOG.log(Level.DEBUG, "{0}: could not look at {1}: {2}", m.name, store.where(), e.toString());
-            }
-        }
+    /** The names managed now (for {@link StoredCertificates}). */
+    java.util.Collection<ManagedName> managed() {
+        return names.values();
     }
 
-    /**
-     * After the shared storage came back: the names whose orders or renewals waited for it are looked at now rather
-     * than after their backoff, which grew while it was away.
-     */
-    private void retryFailed() {
-        for (ManagedName m : names.values()) {
-            if (m.issuer != null && !m.retired && m.failures > 0) {
-                schedule(m, Duration.ZERO, () -> check(m));
-            }
-        }
+    /** Looks at {@code m} now rather than when its next look was due (the storage it waited for is back). */
+    void checkNow(ManagedName m) {
+        schedule(m, Duration.ZERO, () -> check(m));
     }
 
     /** The local CA's root certificate file (created on first use). */
@@ -443,7 +398,8 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         }
     }
 
-    private CertifiedKey adopt(ManagedName m, CertifiedKey cert, String why) {
+    /** Puts {@code cert} in service for {@code m} ({@code why}, for the log) and schedules its renewal. */
+    CertifiedKey adopt(ManagedName m, CertifiedKey cert, String why) {
         Instant now = clock.instant();
         Instant due = cert.renewalDue();
         Duration wait;
@@ -495,7 +451,7 @@ public final class CertManager implements CertificateSource, AutoCloseable {
         schedule(m, wait, () -> obtainOrRetry(m, decided));
     }
 
-    private static boolean isNewer(CertifiedKey candidate, CertifiedKey current) {
+    static boolean isNewer(CertifiedKey candidate, CertifiedKey current) {
         return current == null || candidate.notAfter().isAfter(current.notAfter());
     }
 
