@@ -40,13 +40,23 @@ import redis.clients.jedis.resps.ScanResult;
  */
 final class RedisStorage implements CertStorage {
     private static final System.Logger LOG = System.getLogger(RedisStorage.class.getName());
-    /** Stores a certificate unless a larger fencing token stored one, or (when asked) one as new is there. */
+    /**
+     * Stores a certificate. A lock holder's save (ARGV[3] = 0) is refused when a later lock holder (a larger fencing
+     * token) stored one; a save without the lock (ARGV[3] = 1: a local copy sent up after an outage) only when what
+     * is there expires as late or later, and it keeps the stored token: otherwise an older copy sent up just before
+     * the lock holder's save would, with its fresh token, refuse the lock holder's newer certificate.
+     */
     static final String STORE = """
             local storedFence = tonumber(redis.call('HGET', KEYS[1], 'fence') or '0')
             local storedNotAfter = tonumber(redis.call('HGET', KEYS[1], 'not_after') or '0')
-            if tonumber(ARGV[1]) < storedFence then return 0 end
-            if ARGV[3] == '1' and tonumber(ARGV[2]) <= storedNotAfter then return 0 end
-            redis.call('HSET', KEYS[1], 'fence', ARGV[1], 'not_after', ARGV[2], 'chain', ARGV[4], 'key', ARGV[5],
+            local fence = ARGV[1]
+            if ARGV[3] == '1' then
+              if tonumber(ARGV[2]) <= storedNotAfter then return 0 end
+              fence = tostring(storedFence)
+            elseif tonumber(ARGV[1]) < storedFence then
+              return 0
+            end
+            redis.call('HSET', KEYS[1], 'fence', fence, 'not_after', ARGV[2], 'chain', ARGV[4], 'key', ARGV[5],
               'sha256', ARGV[6], 'node', ARGV[7], 'saved_at', ARGV[8])
             return 1""";
     private static final Duration ACCOUNT_WAIT = Duration.ofSeconds(30);
