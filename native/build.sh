@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+#
+# native/build.sh — builds Usher's native executable: target/native-image/usher (`./usher build --native` runs this).
+#
+# 1. the toolchain (native/toolchain.sh: made once into a cache, then reused)
+# 2. target/usher.jar (Maven, as ./usher builds it)
+# 3. the GraalVM builder, its main class called directly on the JDK (no native-image driver: it is in no registry).
+#    The builder reads the reachability metadata under META-INF/native-image/ in the jar itself (Netty's, and
+#    Usher's own in src/main/resources/META-INF/native-image/dev.usher/usher/); the Args lines of the
+#    native-image.properties files there are driver options, translated here (translate_args).
+# The executable is rebuilt only when the jar or the toolchain changed (target/native-image/usher.stamp).
+#
+# Environment: USHER_NATIVE_CACHE (see native/toolchain.sh), USHER_NATIVE_BUILDER_XMX (default 3g: the builder's heap),
+# USHER_NATIVE_ARGS (extra builder options, e.g. -H:+PrintClassInitialization).
+set -euo pipefail
+
+here=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd -P -- "$here/.." && pwd)
+say() { printf 'native/build.sh: %s\n' "$*" >&2; }
+die() {
+    printf 'native/build.sh: %s\n' "$*" >&2
+    exit 1
+}
+
+toolchain=$("$here/toolchain.sh")
+# shellcheck source=../scripts/jdk.sh
+source "$root/scripts/jdk.sh"
+usher_find_jdk --javac >/dev/null || exit 1
+jdk=$USHER_JDK_HOME
+
+jar=$root/target/usher.jar
+out=$root/target/native-image
+exe=$out/usher
+
+# ---- the jar ------------------------------------------------------------------------------------------------------
+if [[ ! -f $jar ]] || [[ -n $(find "$root/pom.xml" "$root/src/main" -newer "$jar" -print -quit 2>/dev/null) ]]; then
+    say "building target/usher.jar"
+    (cd -- "$root" && JAVA_HOME=$jdk mvn -B -q package -Dmaven.test.skip=true </dev/null) || die "mvn package failed"
+fi
+
+stamp="$(sha256sum <"$jar" | cut -c1-16) $(basename -- "$toolchain") ${USHER_NATIVE_ARGS-}"
+stamp+=" $(cat -- "$here/build.sh" "$here/builder/exports.txt" | sha256sum | cut -c1-16)"
+if [[ -x $exe && -f $exe.stamp && $(<"$exe.stamp") == "$stamp" ]]; then
+    say "$exe is up to date"
+    exit 0
+fi
+
+# ---- driver options from the jar's native-image.properties ---------------------------------------------------------
+# The few driver options those files use, as the builder's own options; anything else stops the build, so a new
+# option in a dependency cannot be dropped silently.
+translate_args() { # ARG...
+    local arg value item
+    for arg in "$@"; do
+        case $arg in
+            --initialize-at-run-time=* | --initialize-at-build-time=*)
+                value=${arg#*=}
+                local when=run_time
+                [[ $arg == --initialize-at-build-time=* ]] && when=build_time
+                local IFS=,
+                for item in $value; do
+                    # Netty asks for all of io.netty at build time; it then fixes at build time what it reads from
+                    # the machine and the properties (processor count, allocator, logger: an SLF4J logger bound to
+                    # JUL in the image heap). Usher's Netty initialises at run time, as on the JVM.
+                    [[ $item == io.netty && $when == build_time ]] && continue
+                    printf '%s\n' "-H:ClassInitialization=$item:$when"
+                done
+                ;;
+            --enable-url-protocols=*) printf '%s\n' "-H:EnableURLProtocols=${arg#*=}" ;;
+            --features=*) printf '%s\n' "-H:Features=${arg#*=}" ;;
+            -H:* | -R:*) printf '%s\n' "$arg" ;;
+            *) die "a native-image.properties in $jar has the option '$arg', which native/build.sh does not translate" ;;
+        esac
+    done
+}
+meta_args=()
+while IFS= read -r props; do
+    # Args = a b \<newline> c  (a Java properties value with line continuations)
+    value=$(unzip -p "$jar" "$props" | sed -e ':a' -e '/\\$/N; s/\\\n//; ta' | sed -nE 's/^[[:space:]]*Args[[:space:]]*=[[:space:]]*//p')
+    read -r -a words <<<"$value"
+    while IFS= read -r a; do meta_args+=("$a"); done < <(translate_args "${words[@]}")
+done < <(unzip -Z1 "$jar" | grep -E '^META-INF/native-image/.*/native-image\.properties$')
+
+# ---- the builder's command line --------------------------------------------------------------------------------------
+jars=$toolchain/jars
+modules=()
+for j in "$jars"/*.jar; do
+    case $(basename -- "$j") in compiler-*) ;; *) modules+=("$j") ;; esac
+done
+module_path=$(IFS=:; echo "${modules[*]}")
+builder_modules=org.graalvm.nativeimage.builder,org.graalvm.nativeimage.base,org.graalvm.nativeimage.pointsto
+builder_modules+=,org.graalvm.nativeimage.objectfile,org.graalvm.nativeimage.configure,org.graalvm.nativeimage
+builder_modules+=,org.graalvm.nativeimage.libgraal,org.graalvm.truffle.compiler,org.graalvm.espresso.shared.svm
+builder_modules+=,org.graalvm.nativeimage.shaded.capnproto,org.graalvm.word,org.graalvm.collections,jdk.graal.compiler
+exports=()
+while read -r module packages; do
+    [[ -z $module || $module == \#* ]] && continue
+    for p in $packages; do exports+=("--add-exports=$module/$p=$builder_modules"); done
+done <"$here/builder/exports.txt"
+
+java_args=(
+    -XX:+UnlockExperimentalVMOptions -XX:+EnableJVMCI -XX:-UseJVMCICompiler
+    -Xss10m "-Xmx${USHER_NATIVE_BUILDER_XMX:-3g}" -XX:+UseParallelGC -Xshare:off
+    -Djava.awt.headless=true
+    -Dtruffle.TrustAllTruffleRuntimeProviders=true
+    -Dtruffle.TruffleRuntime=com.oracle.truffle.api.impl.DefaultTruffleRuntime
+    -Dgraalvm.ForcePolyglotInvalid=true -Dgraalvm.locatorDisabled=true -Dsubstratevm.HostLibC=glibc
+    -Dorg.graalvm.vendor=GraalVM\ Community -Dorg.graalvm.version=25.0.2 -Dcom.oracle.graalvm.isaot=true
+    -Djava.system.class.loader=com.oracle.svm.hosted.NativeImageSystemClassLoader
+    -Dorg.graalvm.nativeimage.imagecode=buildtime
+    -Djdk.internal.lambda.disableEagerInitialization=true
+    -Djava.lang.invoke.MethodHandle.DONT_INLINE_THRESHOLD=-1 -Djava.lang.invoke.MethodHandle.PROFILE_GWT=false
+    --enable-native-access=ALL-UNNAMED
+    --upgrade-module-path "$(ls "$jars"/compiler-*.jar)"
+    --module-path "$module_path"
+    "${exports[@]}"
+    --module org.graalvm.nativeimage.builder/com.oracle.svm.hosted.NativeImageGeneratorRunner
+)
+image_args=(
+    -imagecp "$jar"
+    "-H:CLibraryPath=$toolchain/svm,$toolchain/jdk"
+    "-H:Path=$out" -H:Name=usher -H:Class=dev.usher.Main
+    -H:+ReportExceptionStackTraces
+    -H:-UseContainerSupport # its C library (libsvm_container) is not part of this toolchain; Usher needs none of it
+    -H:EnableURLProtocols=http,https
+    # the build's identity (the driver passes a random one): derived from the inputs, so a rebuild is the same image
+    "-H:ImageBuildID=$(printf '%s' "$stamp" | sha256sum | sed -E 's/^(.{8})(.{4})(.{4})(.{4})(.{12}).*/\1-\2-\3-\4-\5/')"
+    "${meta_args[@]}"
+)
+extra=()
+read -r -a extra <<<"${USHER_NATIVE_ARGS-}"
+image_args+=("${extra[@]}")
+
+mkdir -p -- "$out"
+rm -f -- "$exe" "$exe.stamp"
+say "building $exe (GraalVM builder; a few minutes, about 3 GB of memory)"
+started=$SECONDS
+args_file=$out/builder-args.txt
+printf '%s\0' "${image_args[@]}" | head -c -1 >"$args_file" # NUL-separated, as the builder reads it
+printf '%s\n' "${image_args[@]}" >"$args_file.txt"           # the same, to read
+# The builder stops when the file named after -keepalive disappears; this shell's /proc entry lives as long as it.
+(
+    cd -- "$out"
+    USE_NATIVE_IMAGE_JAVA_PLATFORM_MODULE_SYSTEM=true exec "$toolchain/builder-jdk/bin/java" "${java_args[@]}" \
+        -keepalive "/proc/$$/comm" --image-args-file="$args_file"
+) || die "the native-image builder failed (its output is above; its options are in $args_file.txt)"
+[[ -x $exe ]] || die "the builder finished but made no $exe"
+printf '%s' "$stamp" >"$exe.stamp"
+say "built $exe in $((SECONDS - started)) s ($(du -h "$exe" | cut -f1))"
