@@ -28,20 +28,12 @@ static void throw_unix_exception(JNIEnv *env, int errnum) {
     }
 }
 
-static void throw_io_exception(JNIEnv *env, const char *what, int errnum) {
+/* An IOException whose message is the OS's error, as JNU_ThrowIOExceptionWithLastError makes it. */
+static void throw_io_exception(JNIEnv *env, int errnum) {
     jclass type = (*env)->FindClass(env, "java/io/IOException");
-    if (type == NULL) {
-        return;
+    if (type != NULL) {
+        (*env)->ThrowNew(env, type, strerror(errnum));
     }
-    char message[256];
-    strncpy(message, what, sizeof(message) - 1);
-    message[sizeof(message) - 1] = '\0';
-    size_t n = strlen(message);
-    if (n + 2 < sizeof(message)) {
-        strncat(message, ": ", sizeof(message) - n - 1);
-        strncat(message, strerror(errnum), sizeof(message) - strlen(message) - 1);
-    }
-    (*env)->ThrowNew(env, type, message);
 }
 
 /*
@@ -59,15 +51,26 @@ JNIEXPORT void JNICALL Java_sun_nio_fs_UnixNativeDispatcher_fstatat0(JNIEnv *env
     }
 }
 
+/* libnet's: whether this machine has IPv6 (net_util.c). */
+JNIEXPORT jint JNICALL ipv6_available(void);
+
 /*
  * sun.net.sdp.SdpSupport (JDK 25; removed in 26): an SDP socket, and turning a TCP socket into one. Reached only
- * when com.sun.sdp.conf names a rules file; on a kernel without SDP both fail with the OS's error, as on the JDK.
+ * when com.sun.sdp.conf names a rules file. As in JDK 25, SDP is refused where IPv6 is available (Linux's SDP has
+ * no IPv6), and fails with the OS's error on a kernel without SDP.
  */
 JNIEXPORT jint JNICALL Java_sun_net_sdp_SdpSupport_create0(JNIEnv *env, jclass cls) {
     (void)cls;
+    if (ipv6_available()) {
+        jclass type = (*env)->FindClass(env, "java/io/IOException");
+        if (type != NULL) {
+            (*env)->ThrowNew(env, type, "IPv6 not supported");
+        }
+        return -1;
+    }
     int fd = socket(USHER_AF_INET_SDP, SOCK_STREAM, 0);
     if (fd < 0) {
-        throw_io_exception(env, "socket", errno);
+        throw_io_exception(env, errno);
     }
     return fd;
 }
@@ -84,6 +87,6 @@ JNIEXPORT void JNICALL Java_sun_net_sdp_SdpSupport_convert0(JNIEnv *env, jclass 
     int saved = errno;
     close(sdp);
     if (rc < 0) {
-        throw_io_exception(env, "dup2", saved);
+        throw_io_exception(env, saved);
     }
 }

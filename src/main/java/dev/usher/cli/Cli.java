@@ -1,5 +1,6 @@
 package dev.usher.cli;
 
+import dev.usher.nativeimage.SelfTest;
 import dev.usher.net.Transport;
 
 import java.io.InputStream;
@@ -52,6 +53,7 @@ public final class Cli {
             case "import" -> new ImportCommand(out, err).run(rest);
             case "storage" -> new StorageCommand(out, err).run(rest);
             case "train" -> Training.command(rest, err); // used by the launcher to record an AOT cache; not in --help
+            case "selftest" -> SelfTest.run(out); // checks the native executable's libraries; not in --help
             case "version", "--version", "-v" -> {
                 out.println("usher " + version() + " (Java " + Runtime.version().feature() + ", "
                         + Transport.best().name() + ")");

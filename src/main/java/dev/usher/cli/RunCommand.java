@@ -4,6 +4,7 @@ import dev.usher.Usher;
 import dev.usher.config.ConfigException;
 import dev.usher.config.ConfigLoader;
 import dev.usher.config.UsherConfig;
+import dev.usher.nativeimage.StartupCheck;
 import dev.usher.observe.ReopenSignal;
 import dev.usher.reload.ConfigWatcher;
 import dev.usher.reload.HangupSignal;
@@ -62,6 +63,11 @@ final class RunCommand {
                 demoBackend.close();
                 throw new IllegalStateException("the built-in demo config is invalid", e);
             }
+        }
+        // the native executable refuses to start without a native library it was built with (on the JVM: a no-op)
+        if (!StartupCheck.passes(StartupCheck.needed(config.listen().http3On()), err)) {
+            closeQuietly(demoBackend);
+            return 1;
         }
         Usher usher;
         try {
