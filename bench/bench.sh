@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # bench/bench.sh [--quick] [--only PASS,...] - one command for the side-by-side benchmark (run as root from the repo root).
 #
-# 1. builds Usher (./usher version -> target/usher.jar, target/usher.aot)
-# 2. runs bench/run.sh once per pass, each pass starting Caddy, nginx (upstream keepalive) and Usher afresh
-#    in the same 1-CPU / 2 GiB cgroups in front of the same 20 backends:
+# 1. builds Usher (./usher version -> target/usher.jar, target/usher.aot) and its native executable
+#    (./usher build --native -> target/native-image/usher; skipped with --no-native)
+# 2. runs bench/run.sh once per pass, each pass starting Caddy, nginx (upstream keepalive), HAProxy and Usher (JVM)
+#    afresh in the same 1-CPU / 2 GiB cgroups in front of the same 20 backends, then bench/run.sh again for the
+#    native executable alone (usher-native) with the same options; both go into the pass's results file:
 #    hey       plain HTTP, hey -c 50 (the published method): caddy nginx direct usher
 #    wrk       plain HTTP, wrk -t1 -c 50 (lighter than hey, so the proxies rather than the load generator are the limit)
 #    gzip-wrk  HTTPS + gzip, wrk -c 50 with "Accept-Encoding: gzip" asking for /text, a 4096-byte text/plain body
@@ -21,20 +23,22 @@
 # --quick: hey/wrk 10 s x 3 (hey: 10 s idle / 5 samples, 3 restarts; wrk: 5 s / 2 samples, 1 restart);
 # gzip-wrk and h2 8 s x 3 (1 s gaps), 2 s idle / 1 sample, no restarts. About 10 min.
 # --only PASS,...  run only these passes (names above), e.g. --only gzip-wrk,h2
+# --no-native      leave the native executable out (no native build)
 # Before it starts it refuses to run when ports 18080, 18443 or 19000-19020 are taken, when another
 # bench/run.sh runs, or when /tmp/usher-bench.lock names a live process that is not one of its callers;
 # it writes its own PID there while it runs (and removes it at the end).
 # Extra arguments after -- are passed to every run.sh invocation (e.g. -- --no-pin).
 set -u -o pipefail
 
-usage() { sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "bench.sh: error: $*" >&2; exit 2; }
 
-QUICK=0 EXTRA=() ONLY=
+QUICK=0 EXTRA=() ONLY= NATIVE=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
     --only) ONLY=$2; shift ;;
+    --no-native) NATIVE=0 ;;
     -h|--help) usage; exit 0 ;;
     --) shift; EXTRA=("$@"); break ;;
     *) usage >&2; die "unknown argument: $1" ;;
@@ -90,6 +94,11 @@ USHER_VERSION=$(./usher version 2>&1 | tail -1) || die "./usher version failed: 
 echo "# $USHER_VERSION" >&2
 PREWARM=(--prewarm target/usher.jar)
 [ -f target/usher.aot ] && PREWARM+=(--prewarm target/usher.aot)
+if [ $NATIVE = 1 ]; then
+  echo "# building the native executable (./usher build --native)" >&2
+  ./usher build --native >&2 || die "./usher build --native failed (--no-native leaves it out)"
+fi
+command -v haproxy >/dev/null || die "haproxy missing (apt-get install haproxy)"
 
 if [ $QUICK = 1 ]; then
   HEY_OPTS=(--quick --quiet-seconds 10 --samples 5)
@@ -103,13 +112,13 @@ fi
 
 FILES=() FAILED=()
 for pass in "${PASSES[@]}"; do
-  targets=(caddy nginx direct custom)
+  targets=(caddy nginx haproxy direct custom)
   case $pass in
     hey) opts=("${HEY_OPTS[@]}" --loadgen hey) ;;
     wrk) opts=("${WRK_OPTS[@]}" --loadgen wrk) ;;
     gzip-wrk) opts=("${TLS_OPTS[@]}" --tls --gzip --loadgen wrk) ;;
     gzip-hey) opts=("${TLS_OPTS[@]}" --tls --gzip --loadgen hey) ;;
-    h2) opts=("${TLS_OPTS[@]}" --tls --loadgen h2load); targets=(caddy nginx custom) ;;
+    h2) opts=("${TLS_OPTS[@]}" --tls --loadgen h2load); targets=(caddy nginx haproxy custom) ;;
   esac
   wd=/tmp/bench-$STAMP-$pass-$$
   echo "# ===== pass $pass: bench/run.sh ${opts[*]} (workdir $wd)" >&2
@@ -118,9 +127,18 @@ for pass in "${PASSES[@]}"; do
   rc=$?
   [ $rc = 0 ] || { echo "bench.sh: WARNING: pass $pass (run.sh) exited with $rc (see $wd/bench.log)" >&2; FAILED+=("$pass"); }
   [ $rc = 130 ] && break
+  if [ $NATIVE = 1 ] && [ $rc != 130 ]; then
+    echo "# ===== pass $pass, native executable: bench/run.sh ${opts[*]} (workdir $wd-native)" >&2
+    bench/run.sh "${opts[@]}" --workdir "$wd-native" "${EXTRA[@]}" --name usher-native \
+      --prewarm target/native-image/usher custom -- bench/examples/usher-native.sh "$PWD"
+    nrc=$?
+    [ $nrc = 0 ] || { echo "bench.sh: WARNING: pass $pass (native) exited with $nrc (see $wd-native/bench.log)" >&2; FAILED+=("$pass-native"); }
+    [ $nrc = 130 ] && rc=130
+  fi
   if [ -s "$wd/results.txt" ]; then
     f=$OUT/$STAMP-$pass.txt
-    { awk '/^# workdir /{exit} /^# /' "$wd/bench.log"; cat "$wd/results.txt"; } >"$f"
+    { awk '/^# workdir /{exit} /^# /' "$wd/bench.log"; cat "$wd/results.txt"
+      [ -s "$wd-native/results.txt" ] && cat "$wd-native/results.txt"; } >"$f"
     FILES+=("$f")
   fi
 done

@@ -24,9 +24,10 @@ import subprocess
 import sys
 from xml.sax.saxutils import escape
 
-ORDER = ["caddy", "nginx-keepalive", "nginx-npm-style", "nginx-npm-ws"]
+ORDER = ["caddy", "nginx-keepalive", "nginx-npm-style", "nginx-npm-ws", "haproxy"]
 LABELS = {"caddy": "Caddy", "nginx-keepalive": "nginx (keepalive)", "nginx-npm-style": "nginx (NPM style)",
-          "nginx-npm-ws": "nginx (NPM ws)", "direct": "direct (no proxy)", "usher": "Usher"}
+          "nginx-npm-ws": "nginx (NPM ws)", "haproxy": "HAProxy", "direct": "direct (no proxy)", "usher": "Usher",
+          "usher-native": "Usher (native)"}
 LG_ORDER = ["hey", "wrk"]
 LG_COLORS = {"hey": "#4e79a7", "wrk": "#f28e2b"}
 EXTRA_COLORS = ["#59a14f", "#e15759", "#76b7b2", "#edc948"]
@@ -36,7 +37,7 @@ PASS_TITLES = {"hey": "Plain HTTP · hey", "wrk": "Plain HTTP · wrk", "https-gz
                "https-gzip/hey": "HTTPS + gzip · hey", "http-gzip/wrk": "HTTP + gzip · wrk",
                "http-gzip/hey": "HTTP + gzip · hey", "h2/h2load": "HTTP/2 over TLS · h2load"}
 PROXY_COLORS = {"caddy": "#4e79a7", "nginx-keepalive": "#59a14f", "nginx-npm-style": "#8cd17d",
-                "nginx-npm-ws": "#b6992d", "direct": "#9d9d9d"}
+                "nginx-npm-ws": "#b6992d", "haproxy": "#76b7b2", "direct": "#9d9d9d"}
 USHER_COLOR = "#e15759"
 
 
@@ -312,6 +313,13 @@ def build(opts):
                 parts.append("%s Caddy" % fmt_ratio(ratio(r["rps_median"], c["rps_median"]), cm))
             if n:
                 parts.append("%s %s" % (fmt_ratio(ratio(r["rps_median"], n["rps_median"]), nm), label(n["name"])))
+            hp, hm = baseline(r, lg, ["haproxy"])
+            if hp:
+                parts.append("%s HAProxy" % fmt_ratio(ratio(r["rps_median"], hp["rps_median"]), hm))
+            if r["name"] == "usher-native":
+                jv, jm = baseline(r, lg, ["usher"])
+                if jv:
+                    parts.append("%s the JVM build" % fmt_ratio(ratio(r["rps_median"], jv["rps_median"]), jm))
             dist = [x["_label"] for x in (r, c, n, dr) if x and (num(x.get("other_cpu_pct")) or 0) >= 15]
             what = lg if lg in LG_ORDER else pass_title(lg)
             if parts:
@@ -359,8 +367,8 @@ def build(opts):
         aligns = ["---", "--:", "---"]
         if gzip_pass:
             cols.append("× direct"); aligns.append("--:")
-        cols += ["× Caddy", "× nginx", "p50 ms", "p99 ms", "non-2xx", "errors"]
-        aligns += ["--:"] * 6
+        cols += ["× Caddy", "× nginx", "× HAProxy", "p50 ms", "p99 ms", "non-2xx", "errors"]
+        aligns += ["--:"] * 7
         if gzip_pass:
             cols.append("gzip bytes"); aligns.append("--:")
         cols += ["bottleneck", "proxy CPU %", "idle RSS MiB", "post-load usage MiB", "start→first 200 s"]
@@ -380,8 +388,11 @@ def build(opts):
                 dr, dm = baseline(r, lg, ["direct"])
                 marks = marks or bool(dm)
                 cells.append(fmt_ratio(ratio(r.get("rps_median"), dr["rps_median"]) if dr else None, dm))
+            hp, hm = baseline(r, lg, ["haproxy"])
+            marks = marks or bool(hm)
             cells += [fmt_ratio(ratio(r.get("rps_median"), c["rps_median"]) if c else None, cm),
                       fmt_ratio(ratio(r.get("rps_median"), n["rps_median"]) if n else None, nm),
+                      fmt_ratio(ratio(r.get("rps_median"), hp["rps_median"]) if hp else None, hm),
                       fmt(r.get("p50_ms"), 2), fmt(r.get("p99_ms"), 2), fmt(r.get("non2xx")), fmt(r.get("errors"))]
             if gzip_pass:
                 gb = r.get("gzip_bytes")

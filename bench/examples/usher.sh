@@ -21,5 +21,6 @@ d=$BENCH_WORKDIR
     fi
   done <"$BENCH_ROUTES_FILE"
 } >"$d/usher.yaml"
+[ "${BENCH_USHER_CONFIG_ONLY:-0}" = 1 ] && exit 0 # usher-native.sh: only the config
 cd "$repo"
 exec ./usher run --config "$d/usher.yaml"
