@@ -109,7 +109,9 @@ java_args=(
     -Dorg.graalvm.nativeimage.imagecode=buildtime
     -Djdk.internal.lambda.disableEagerInitialization=true
     -Djava.lang.invoke.MethodHandle.DONT_INLINE_THRESHOLD=-1 -Djava.lang.invoke.MethodHandle.PROFILE_GWT=false
-    --enable-native-access=ALL-UNNAMED
+    # native access for the builder's modules and the class path (the image keeps what the builder's JVM had: without
+    # it, the first System.loadLibrary in the executable takes the JDK's warning path, which needs libjava loaded)
+    "--enable-native-access=ALL-UNNAMED,$builder_modules"
     --upgrade-module-path "$(ls "$jars"/compiler-*.jar)"
     --module-path "$module_path"
     "${exports[@]}"
@@ -122,6 +124,8 @@ image_args=(
     -H:+ReportExceptionStackTraces
     -H:-UseContainerSupport # its C library (libsvm_container) is not part of this toolchain; Usher needs none of it
     -H:EnableURLProtocols=http,https
+    -H:EnableNativeAccess=ALL-UNNAMED # Netty's and zstd-jni's libraries (the jar's manifest says the same)
+    -R:MaxHeapSize=128m # as the launcher's -Xmx128m (a 200 MiB body streams through 32 MiB); -Xmx… overrides it
     # the build's identity (the driver passes a random one): derived from the inputs, so a rebuild is the same image
     "-H:ImageBuildID=$(printf '%s' "$stamp" | sha256sum | sed -E 's/^(.{8})(.{4})(.{4})(.{4})(.{12}).*/\1-\2-\3-\4-\5/')"
     "${meta_args[@]}"

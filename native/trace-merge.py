@@ -3,9 +3,10 @@
 reachability metadata (reachability-metadata.json: reflection with its JNI and method-handle uses, JNI, resources).
 
 What is kept:
-  - reflection, JNI and method handles on classes that are in JAR (Usher and its dependencies: what the native
-    executable is built from), asked for by code in JAR or in the JDK: test code and test frameworks (JUnit, AssertJ,
-    Maven's Surefire), which are not in JAR, are left out with what they asked for;
+  - reflection and method handles on classes that are in JAR (Usher and its dependencies: what the native
+    executable is built from), asked for by code in JAR or in the JDK, and on JDK classes asked for by code in JAR:
+    test code and test frameworks (JUnit, AssertJ, Maven's Surefire), which are not in JAR, are left out with what
+    they asked for, and so is what the JDK does with itself (SubstrateVM's business);
   - JNI on JDK classes too, when a library outside the JDK asked (the agent records only those);
   - resources that are files in JAR.
 The output is sorted, so a new trace shows in a diff only what changed.
@@ -82,8 +83,11 @@ class Metadata:
             return
         caller, target = fields[1], fields[2]
         base = target.split("[", 1)[0]
-        if base not in self.classes or not self.wanted_caller(caller):
-            return
+        if base in self.classes:
+            if not self.wanted_caller(caller):
+                return
+        elif not (base.startswith(JDK_PREFIXES) and caller in self.classes):
+            return  # a JDK class counts only when Usher or a dependency reflects on it (Netty on java.nio.Buffer)
         e = self.entry(self.reflection, base)
         if kind == "members":
             e["all"].add(fields[3])

@@ -21,6 +21,11 @@ for tool in gcc python3 mvn; do
     command -v "$tool" >/dev/null 2>&1 || { echo "native/trace.sh: $tool is missing (Debian: apt-get install ${tool/mvn/maven})" >&2; exit 1; }
 done
 
+# The browser tests need playwright-core (as in run-tests): without it they record nothing of the admin UI.
+if [[ ! -f $root/ui-tests/node_modules/.package-lock.json ]]; then
+    npm ci --prefix "$root/ui-tests" --no-audit --no-fund </dev/null >&2
+fi
+
 work=$root/target/usher-trace
 rm -rf -- "$work"
 mkdir -p -- "$work"

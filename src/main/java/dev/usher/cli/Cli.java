@@ -1,5 +1,6 @@
 package dev.usher.cli;
 
+import dev.usher.nativeimage.NativeDefaults;
 import dev.usher.nativeimage.SelfTest;
 import dev.usher.net.Transport;
 
@@ -33,6 +34,7 @@ public final class Cli {
 
     /** Runs one command; returns the process exit code (commands that serve block until the JVM stops). */
     public int execute(String[] args) {
+        NativeDefaults.apply(); // the native executable's equivalent of the launcher's -D flags
         if (args.length == 0) {
             usage(out);
             return 0;
