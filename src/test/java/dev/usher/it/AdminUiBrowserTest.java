@@ -334,11 +334,17 @@ class AdminUiBrowserTest {
 
     /** Runs one scenario of the browser script; its output is the failure message. */
     private static void runScenario(String scenario, ReloadingUsher usher, Map<String, String> extra) throws Exception {
+        runScenario(scenario, "http://127.0.0.1:" + usher.usher.adminAddress().getPort(), usher.file, extra);
+    }
+
+    /** Runs one scenario against the admin UI at {@code adminUrl} (also used by NativeExecutableIT). */
+    static void runScenario(String scenario, String adminUrl, Path configFile, Map<String, String> extra)
+            throws Exception {
         ProcessBuilder pb = new ProcessBuilder("node", SCRIPT.toString(), scenario).directory(ROOT.toFile())
                 .redirectErrorStream(true);
         Map<String, String> env = pb.environment();
-        env.put("USHER_ADMIN_URL", "http://127.0.0.1:" + usher.usher.adminAddress().getPort());
-        env.put("USHER_CONFIG_FILE", usher.file.toString());
+        env.put("USHER_ADMIN_URL", adminUrl);
+        env.put("USHER_CONFIG_FILE", configFile.toString());
         env.put("USHER_SCREENSHOTS", SCREENSHOTS.toString());
         env.putAll(extra);
         Process process = pb.start();

@@ -76,16 +76,8 @@ class ChromiumHttp3Test {
     void chromiumLoadsAPageOverHttp3AndUsherServesItAsH3() throws Exception {
         int port = usher.httpsAddress().getPort();
         assertThat(usher.http3Address().getPort()).isEqualTo(port);
-        X509Certificate leaf = TlsProbe.chain(port, SITE).get(0);
-        String spki = Base64.getEncoder().encodeToString(
-                MessageDigest.getInstance("SHA-256").digest(leaf.getPublicKey().getEncoded()));
         String origin = SITE + ":" + port;
-        String dom = runChromium(List.of(CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--user-data-dir=" + Files.createTempDirectory(dir, "chromium"), "--enable-quic",
-                "--origin-to-force-quic-on=" + origin, "--host-resolver-rules=MAP " + SITE + " 127.0.0.1",
-                "--ignore-certificate-errors-spki-list=" + spki, "--dump-dom",
-                "https://" + origin + "/from-chromium"));
+        String dom = loadOverQuic(dir, SITE, port, "/from-chromium");
         assertThat(dom).contains("GET /from-chromium").containsIgnoringCase("X-Forwarded-Proto: https")
                 .containsIgnoringCase("Host: " + origin).doesNotContainIgnoringCase("transfer-encoding");
 
@@ -100,10 +92,26 @@ class ChromiumHttp3Test {
         assertThat(metrics).doesNotContainPattern("usher_requests_total\\{[^}]*protocol=\"h[12]\"");
     }
 
+    /**
+     * Loads {@code https://site:port/path} in headless Chromium forced onto QUIC (HTTP/3), trusting the server's own
+     * key, and returns the page's DOM. Also used by NativeExecutableIT.
+     */
+    static String loadOverQuic(Path workDir, String site, int port, String path) throws Exception {
+        X509Certificate leaf = TlsProbe.chain(port, site).get(0);
+        String spki = Base64.getEncoder().encodeToString(
+                MessageDigest.getInstance("SHA-256").digest(leaf.getPublicKey().getEncoded()));
+        String origin = site + ":" + port;
+        return runChromium(workDir, List.of(CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--user-data-dir=" + Files.createTempDirectory(workDir, "chromium"), "--enable-quic",
+                "--origin-to-force-quic-on=" + origin, "--host-resolver-rules=MAP " + site + " 127.0.0.1",
+                "--ignore-certificate-errors-spki-list=" + spki, "--dump-dom", "https://" + origin + path));
+    }
+
     /** Runs Chromium with a time limit, and returns what it wrote to standard output (the page's DOM). */
-    private static String runChromium(List<String> command) throws Exception {
-        Path out = dir.resolve("chromium.out");
-        Path err = dir.resolve("chromium.err");
+    private static String runChromium(Path workDir, List<String> command) throws Exception {
+        Path out = workDir.resolve("chromium.out");
+        Path err = workDir.resolve("chromium.err");
         Process process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
         try {
