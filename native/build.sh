@@ -80,6 +80,14 @@ while IFS= read -r props; do
     while IFS= read -r a; do meta_args+=("$a"); done < <(translate_args "${words[@]}")
 done < <(unzip -Z1 "$jar" | grep -E '^META-INF/native-image/.*/native-image\.properties$')
 
+# The metadata files (reachability-metadata.json, reflect-config.json, jni-config.json, ...) are read from the
+# directories named by -H:ConfigurationResourceRoots: the ones under META-INF/native-image/ that hold some (the
+# driver does the same).
+mapfile -t config_roots < <(unzip -Z1 "$jar" | grep -E '^META-INF/native-image/.+/[a-z-]+\.json$' |
+    sed -E 's|/[^/]+$||' | sort -u)
+((${#config_roots[@]})) || die "$jar has no reachability metadata under META-INF/native-image/"
+config_roots_arg=$(IFS=,; echo "${config_roots[*]}")
+
 # ---- the builder's command line --------------------------------------------------------------------------------------
 jars=$toolchain/jars
 modules=()
@@ -124,6 +132,7 @@ image_args=(
     -H:+ReportExceptionStackTraces
     -H:-UseContainerSupport # its C library (libsvm_container) is not part of this toolchain; Usher needs none of it
     -H:EnableURLProtocols=http,https
+    "-H:ConfigurationResourceRoots=$config_roots_arg"
     -H:EnableNativeAccess=ALL-UNNAMED # Netty's and zstd-jni's libraries (the jar's manifest says the same)
     -R:MaxHeapSize=128m # as the launcher's -Xmx128m (a 200 MiB body streams through 32 MiB); -Xmx… overrides it
     # the build's identity (the driver passes a random one): derived from the inputs, so a rebuild is the same image
