@@ -134,6 +134,8 @@ image_args=(
     -H:EnableURLProtocols=http,https
     "-H:ConfigurationResourceRoots=$config_roots_arg"
     -H:EnableNativeAccess=ALL-UNNAMED # Netty's and zstd-jni's libraries (the jar's manifest says the same)
+    # the JDK initialises sun.net.NetHooks' SDP provider from com.sun.sdp.conf: at run time, as on the JVM
+    -H:ClassInitialization=sun.net.NetHooks:run_time,sun.net.sdp.SdpProvider:run_time
     -R:MaxHeapSize=128m # as the launcher's -Xmx128m (a 200 MiB body streams through 32 MiB); -Xmx… overrides it
     # the build's identity (the driver passes a random one): derived from the inputs, so a rebuild is the same image
     "-H:ImageBuildID=$(printf '%s' "$stamp" | sha256sum | sed -E 's/^(.{8})(.{4})(.{4})(.{4})(.{12}).*/\1-\2-\3-\4-\5/')"

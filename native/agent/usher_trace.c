@@ -212,10 +212,27 @@ static void record_jni_member(const char *kind, jclass cls, const char *name, co
     }
 }
 
+/* A method or field is registered on the class that declares it, which may be a superclass of the one asked. */
+static void record_jni_method(jclass asked, jmethodID method, const char *name, const char *sig) {
+    jclass declaring = NULL;
+    if ((*jvmti)->GetMethodDeclaringClass(jvmti, method, &declaring) != JVMTI_ERROR_NONE) {
+        declaring = asked;
+    }
+    record_jni_member("jni-method", declaring, name, sig);
+}
+
+static void record_jni_field(jclass asked, jfieldID field, const char *name, const char *sig) {
+    jclass declaring = NULL;
+    if ((*jvmti)->GetFieldDeclaringClass(jvmti, asked, field, &declaring) != JVMTI_ERROR_NONE) {
+        declaring = asked;
+    }
+    record_jni_member("jni-field", declaring, name, sig);
+}
+
 static jmethodID JNICALL traced_GetMethodID(JNIEnv *env, jclass cls, const char *name, const char *sig) {
     jmethodID result = jni->GetMethodID(env, cls, name, sig);
     if (result != NULL && outside_jdk(__builtin_return_address(0))) {
-        record_jni_member("jni-method", cls, name, sig);
+        record_jni_method(cls, result, name, sig);
     }
     return result;
 }
@@ -223,7 +240,7 @@ static jmethodID JNICALL traced_GetMethodID(JNIEnv *env, jclass cls, const char 
 static jmethodID JNICALL traced_GetStaticMethodID(JNIEnv *env, jclass cls, const char *name, const char *sig) {
     jmethodID result = jni->GetStaticMethodID(env, cls, name, sig);
     if (result != NULL && outside_jdk(__builtin_return_address(0))) {
-        record_jni_member("jni-method", cls, name, sig);
+        record_jni_method(cls, result, name, sig);
     }
     return result;
 }
@@ -231,7 +248,7 @@ static jmethodID JNICALL traced_GetStaticMethodID(JNIEnv *env, jclass cls, const
 static jfieldID JNICALL traced_GetFieldID(JNIEnv *env, jclass cls, const char *name, const char *sig) {
     jfieldID result = jni->GetFieldID(env, cls, name, sig);
     if (result != NULL && outside_jdk(__builtin_return_address(0))) {
-        record_jni_member("jni-field", cls, name, sig);
+        record_jni_field(cls, result, name, sig);
     }
     return result;
 }
@@ -239,7 +256,7 @@ static jfieldID JNICALL traced_GetFieldID(JNIEnv *env, jclass cls, const char *n
 static jfieldID JNICALL traced_GetStaticFieldID(JNIEnv *env, jclass cls, const char *name, const char *sig) {
     jfieldID result = jni->GetStaticFieldID(env, cls, name, sig);
     if (result != NULL && outside_jdk(__builtin_return_address(0))) {
-        record_jni_member("jni-field", cls, name, sig);
+        record_jni_field(cls, result, name, sig);
     }
     return result;
 }
@@ -285,6 +302,7 @@ enum action {
     MEMBERS,           /* Class.getXxxs(): this; the kind is recorded */
     METHOD,            /* Class.get[Declared]Method(String, Class...) */
     CONSTRUCTOR,       /* Class.get[Declared]Constructor(Class...) */
+    NEW_INSTANCE,      /* Class.newInstance(): the no-argument constructor */
     FIELD,             /* Class.get[Declared]Field(String) */
     HANDLE_METHOD,     /* Lookup.findVirtual/findStatic(Class, String, MethodType) */
     HANDLE_FIELD,      /* Lookup.findGetter/findVarHandle... (Class, String, Class) */
@@ -321,6 +339,7 @@ static struct traced TRACED[] = {
      "method", NULL},
     {"java/lang/Class", "getDeclaredConstructor", "([Ljava/lang/Class;)Ljava/lang/reflect/Constructor;", 0,
      CONSTRUCTOR, "method", NULL},
+    {"java/lang/Class", "newInstance", "()Ljava/lang/Object;", 0, NEW_INSTANCE, "method", NULL},
     {"java/lang/Class", "getField", "(Ljava/lang/String;)Ljava/lang/reflect/Field;", 0, FIELD, "field", NULL},
     {"java/lang/Class", "getDeclaredField", "(Ljava/lang/String;)Ljava/lang/reflect/Field;", 0, FIELD, "field", NULL},
     {"java/lang/invoke/MethodHandles$Lookup", "findVirtual",
@@ -364,6 +383,57 @@ static jobject local(jthread thread, jint slot) {
     return value;
 }
 
+/*
+ * True when frame 1 is at an invoke instruction: the traced method was called by the code there. When the JVM
+ * resolves a class (new, getstatic, checkcast...) it calls ClassLoader.loadClass itself, from that same frame.
+ */
+static int called_by_invoke(jthread thread) {
+    jmethodID method;
+    jlocation location;
+    jint count;
+    unsigned char *bytecodes;
+    if ((*jvmti)->GetFrameLocation(jvmti, thread, 1, &method, &location) != JVMTI_ERROR_NONE || location < 0 ||
+        (*jvmti)->GetBytecodes(jvmti, method, &count, &bytecodes) != JVMTI_ERROR_NONE) {
+        return 1; /* unknown (a native frame): keep the record */
+    }
+    int invoke = 0;
+    if (location < count) {
+        unsigned char op = bytecodes[location];
+        invoke = op >= 0xb6 && op <= 0xba; /* invokevirtual, invokespecial, invokestatic, invokeinterface, invokedynamic */
+    }
+    (*jvmti)->Deallocate(jvmti, bytecodes);
+    return invoke;
+}
+
+/*
+ * getMethod and getField find public members that a superclass declares too; which class declares it is not known
+ * at the call, so the member is recorded for the class and each of its superclasses (the builder ignores the names
+ * a class does not declare).
+ */
+static void record_up_the_hierarchy(JNIEnv *env, const char *kind, const char *caller, jclass cls, const char *name,
+                                    const char *params) {
+    jclass current = cls;
+    for (int depth = 0; current != NULL && depth < 16; depth++) {
+        char type[512];
+        if (!class_name(current, type, sizeof(type)) || strcmp(type, "java.lang.Object") == 0) {
+            break;
+        }
+        if (params != NULL) {
+            record("%s\t%s\t%s\t%s\t%s", kind, caller, type, name, params);
+        } else {
+            record("%s\t%s\t%s\t%s", kind, caller, type, name);
+        }
+        jclass super = jni->GetSuperclass(env, current);
+        if (current != cls) {
+            jni->DeleteLocalRef(env, current);
+        }
+        current = super;
+    }
+    if (current != NULL && current != cls) {
+        jni->DeleteLocalRef(env, current);
+    }
+}
+
 /* The Java name of the class whose method called the traced one (frame 1). */
 static void caller_name(jthread thread, char *buf, size_t size) {
     jmethodID method;
@@ -397,7 +467,8 @@ static void JNICALL on_breakpoint(jvmtiEnv *env_, JNIEnv *env, jthread thread, j
             }
             break;
         case LOADER_CLASS:
-            if (string_value(env, a1, name, sizeof(name))) {
+            /* the JVM resolving a class calls loadClass too: only a call written in the caller's code counts */
+            if (called_by_invoke(thread) && string_value(env, a1, name, sizeof(name))) {
                 record("class\t%s\t%s", caller, name);
             }
             break;
@@ -409,7 +480,7 @@ static void JNICALL on_breakpoint(jvmtiEnv *env_, JNIEnv *env, jthread thread, j
         case METHOD:
             if (class_name(a0, target, sizeof(target)) && string_value(env, a1, name, sizeof(name))) {
                 class_list(env, a2, params, sizeof(params));
-                record("method\t%s\t%s\t%s\t%s", caller, target, name, params);
+                record_up_the_hierarchy(env, "method", caller, (jclass)a0, name, params);
             }
             break;
         case CONSTRUCTOR:
@@ -418,9 +489,14 @@ static void JNICALL on_breakpoint(jvmtiEnv *env_, JNIEnv *env, jthread thread, j
                 record("method\t%s\t%s\t<init>\t%s", caller, target, params);
             }
             break;
+        case NEW_INSTANCE:
+            if (class_name(a0, target, sizeof(target))) {
+                record("method\t%s\t%s\t<init>\t", caller, target);
+            }
+            break;
         case FIELD:
             if (class_name(a0, target, sizeof(target)) && string_value(env, a1, name, sizeof(name))) {
-                record("field\t%s\t%s\t%s", caller, target, name);
+                record_up_the_hierarchy(env, "field", caller, (jclass)a0, name, NULL);
             }
             break;
         case HANDLE_METHOD:
@@ -519,6 +595,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
     memset(&caps, 0, sizeof(caps));
     caps.can_generate_breakpoint_events = 1;
     caps.can_access_local_variables = 1;
+    caps.can_get_bytecodes = 1;
     if ((*jvmti)->AddCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE) {
         fprintf(stderr, "usher-trace: the JVM refused breakpoint capabilities\n");
         return JNI_ERR;
