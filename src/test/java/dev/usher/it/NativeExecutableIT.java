@@ -2,6 +2,7 @@ package dev.usher.it;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.usher.testing.Command;
+import dev.usher.testing.RawHttp;
 import dev.usher.testing.Pebble;
 import dev.usher.testing.TlsProbe;
 import dev.usher.whoami.Whoami;
