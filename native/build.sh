@@ -120,6 +120,9 @@ java_args=(
     # native access for the builder's modules and the class path (the image keeps what the builder's JVM had: without
     # it, the first System.loadLibrary in the executable takes the JDK's warning path, which needs libjava loaded)
     "--enable-native-access=ALL-UNNAMED,$builder_modules"
+    # the JDK modules the image can use: what a class-path application gets on the JVM (java.net.http for acme4j,
+    # java.sql, jdk.jfr...); the builder's own --module start would otherwise resolve only what it needs itself
+    --add-modules=ALL-DEFAULT
     --upgrade-module-path "$(ls "$jars"/compiler-*.jar)"
     --module-path "$module_path"
     "${exports[@]}"

@@ -125,7 +125,7 @@ class NativeExecutableIT {
             String sha256;
             int orders;
             try (NativeUsher usher = NativeUsher.start(dir, yaml, httpsPort)) {
-                Command c = awaitCurl(request);
+                Command c = awaitCurl(request, usher);
                 assertThat(c.output()).as(usher.output()).contains("native-backend").contains("GET /acme");
                 sha256 = TlsProbe.leafSha256(httpsPort, "app.example.com");
                 orders = pebble.orderCount();
@@ -141,7 +141,7 @@ class NativeExecutableIT {
     }
 
     /** curl until the certificate is there (the first order takes a few seconds). */
-    private static Command awaitCurl(List<String> request) throws InterruptedException {
+    private static Command awaitCurl(List<String> request, NativeUsher usher) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         Command c;
         do {
@@ -151,7 +151,7 @@ class NativeExecutableIT {
             }
             Thread.sleep(200);
         } while (System.nanoTime() < deadline);
-        throw new AssertionError("no HTTPS answer within 60 s: " + c.output());
+        throw new AssertionError("no HTTPS answer within 60 s: " + c.output() + "\nUsher:\n" + usher.output());
     }
 
     /** Usher with a local-CA site on HTTPS (TCP and QUIC) and plain HTTP; returns the CA's root file. */
