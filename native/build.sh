@@ -8,10 +8,11 @@
 #    The builder reads the reachability metadata under META-INF/native-image/ in the jar itself (Netty's, and
 #    Usher's own in src/main/resources/META-INF/native-image/dev.usher/usher/); the Args lines of the
 #    native-image.properties files there are driver options, translated here (translate_args).
-# The executable is rebuilt only when the jar or the toolchain changed (target/native-image/usher.stamp).
+# The executable is rebuilt only when the jar or the toolchain changed (target/native-image/usher.stamp); the JNI
+# libraries are copied beside it, into target/native-image/lib/.
 #
-# Environment: USHER_NATIVE_CACHE (see native/toolchain.sh), USHER_NATIVE_BUILDER_XMX (default 3g: the builder's heap),
-# USHER_NATIVE_ARGS (extra builder options, e.g. -H:+PrintClassInitialization).
+# Environment: USHER_NATIVE_CACHE and USHER_NATIVE_MAVEN_FLAGS (see native/toolchain.sh), USHER_NATIVE_BUILDER_XMX
+# (default 3g: the builder's heap), USHER_NATIVE_ARGS (extra builder options, e.g. -H:+PrintClassInitialization).
 set -euo pipefail
 
 here=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
@@ -35,12 +36,41 @@ exe=$out/usher
 # ---- the jar ------------------------------------------------------------------------------------------------------
 if [[ ! -f $jar ]] || [[ -n $(find "$root/pom.xml" "$root/src/main" -newer "$jar" -print -quit 2>/dev/null) ]]; then
     say "building target/usher.jar"
-    (cd -- "$root" && JAVA_HOME=$jdk mvn -B -q package -Dmaven.test.skip=true </dev/null) || die "mvn package failed"
+    maven_flags=()
+    read -r -a maven_flags <<<"${USHER_NATIVE_MAVEN_FLAGS-}"
+    (cd -- "$root" && JAVA_HOME=$jdk mvn -B -q "${maven_flags[@]}" package -Dmaven.test.skip=true </dev/null) ||
+        die "mvn package failed"
 fi
 
-stamp="$(sha256sum <"$jar" | cut -c1-16) $(basename -- "$toolchain") ${USHER_NATIVE_ARGS-}"
+jar_hash=$(sha256sum <"$jar" | cut -c1-16)
+
+# ---- the JNI libraries beside the executable ----------------------------------------------------------------------
+# target/native-image/lib/: Netty's (epoll, BoringSSL, QUIC) and zstd-jni's libraries for Linux x86-64, as in the jar.
+# The executable loads them from there (dev.usher.nativeimage.NativeDefaults), so a start extracts nothing into a
+# temporary file; an executable copied without its lib/ still works, extracting them from itself as the JVM does.
+copy_libraries() {
+    local lib=$out/lib
+    [[ -f $lib/stamp && $(<"$lib/stamp") == "$jar_hash" ]] && return 0
+    mkdir -p -- "$out"
+    local fresh
+    fresh=$(mktemp -d "$out/.lib.XXXXXX")
+    unzip -q -o -j "$jar" 'META-INF/native/*.so' 'linux/amd64/*.so' -d "$fresh" ||
+        die "could not copy the JNI libraries out of $jar (unzip failed)"
+    local want
+    for want in libnetty_transport_native_epoll_x86_64.so libnetty_tcnative_linux_x86_64.so \
+        libnetty_quiche42_linux_x86_64.so 'libzstd-jni-*.so'; do
+        compgen -G "$fresh/$want" >/dev/null || die "$jar has no $want (META-INF/native/ or linux/amd64/)"
+    done
+    chmod 755 "$fresh" && chmod 644 "$fresh"/*.so
+    printf '%s' "$jar_hash" >"$fresh/stamp"
+    rm -rf -- "$lib"
+    mv -T -- "$fresh" "$lib"
+}
+
+stamp="$jar_hash $(basename -- "$toolchain") ${USHER_NATIVE_ARGS-}"
 stamp+=" $(cat -- "$here/build.sh" "$here/builder/exports.txt" | sha256sum | cut -c1-16)"
 if [[ -x $exe && -f $exe.stamp && $(<"$exe.stamp") == "$stamp" ]]; then
+    copy_libraries
     say "$exe is up to date"
     exit 0
 fi
@@ -165,5 +195,6 @@ printf '%s\n' "${image_args[@]}" >"$args_file.txt"           # the same, to read
         -keepalive "/proc/$$/comm" --image-args-file="$args_file"
 ) || die "the native-image builder failed (its output is above; its options are in $args_file.txt)"
 [[ -x $exe ]] || die "the builder finished but made no $exe"
+copy_libraries
 printf '%s' "$stamp" >"$exe.stamp"
 say "built $exe in $((SECONDS - started)) s ($(du -h "$exe" | cut -f1))"

@@ -11,9 +11,10 @@
 #   svm/       SubstrateVM's small C libraries, written here (native/c): libjvm.a, liblibchelper.a, their headers
 #   builder-jdk/  the JDK as the builder sees it: links to the JDK's files plus the builder's helper library
 # Cached in $USHER_NATIVE_CACHE (default: ${XDG_CACHE_HOME:-~/.cache}/usher-native), in a directory named after
-# a hash of every input (this script, the builder's pom, native/c, native/jdk, the JDK's release file), so it is
+# a hash of every input (this script, the builder's pom, native/c, native/jdk, the JDK's path and release file), so it is
 # made again only when one of them changes; the downloaded Debian source is kept between versions of the rest.
 #
+# Environment: USHER_NATIVE_CACHE (above), USHER_NATIVE_MAVEN_FLAGS (more Maven flags, e.g. -o with a filled ~/.m2).
 # Needs: a JDK 25 with javac and lib/src.zip (JAVA_HOME, or found by scripts/jdk.sh), mvn, gcc, ar, tar, xz,
 # apt-get, and zlib's headers. Whatever is missing is named with the Debian package that has it.
 set -euo pipefail
@@ -56,6 +57,7 @@ mkdir -p -- "$cache"
 key=$(
     {
         echo "$GRAALVM_VERSION $JDK_SOURCE_PACKAGE $JDK_SOURCE_VERSION $JDK_SOURCE_SHA256"
+        echo "$jdk" # builder-jdk/ links to the JDK's files by their path (a cache shared with a container differs)
         cat -- "$jdk/release"
         cd -- "$here" && find toolchain.sh builder/pom.xml c jdk -type f | LC_ALL=C sort | xargs sha256sum
     } | sha256sum | cut -c1-16
@@ -79,7 +81,9 @@ trap 'rm -rf -- "$tmp"' EXIT
 
 # ---- 1. the builder jars from Maven Central -------------------------------------------------------------------------
 say "GraalVM $GRAALVM_VERSION builder jars (Maven Central)"
-if ! out=$(JAVA_HOME=$jdk mvn -B -q -f "$here/builder/pom.xml" dependency:copy-dependencies \
+maven_flags=()
+read -r -a maven_flags <<<"${USHER_NATIVE_MAVEN_FLAGS-}"
+if ! out=$(JAVA_HOME=$jdk mvn -B -q "${maven_flags[@]}" -f "$here/builder/pom.xml" dependency:copy-dependencies \
     -DoutputDirectory="$tmp/jars" </dev/null 2>&1); then
     printf '%s\n' "$out" >&2
     die "Maven could not get the GraalVM $GRAALVM_VERSION builder jars (org.graalvm.nativeimage:svm and the others in native/builder/pom.xml) from Maven Central"

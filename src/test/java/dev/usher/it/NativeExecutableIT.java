@@ -16,8 +16,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.WebSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -28,6 +30,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -68,6 +71,49 @@ class NativeExecutableIT {
         Command c = NativeUsher.command("selftest");
         assertThat(c.exitCode()).as(c.output()).isZero();
         assertThat(c.output()).contains("checks passed (native executable)").doesNotContain("FAILED");
+    }
+
+    /** The JNI libraries native/build.sh puts beside the executable, as a start loads them. */
+    private static final List<String> JNI_LIBRARIES = List.of("libnetty_transport_native_epoll_x86_64.so",
+            "libnetty_tcnative_linux_x86_64.so", "libnetty_quiche42_linux_x86_64.so");
+
+    @Test
+    void loadsItsJniLibrariesFromTheLibFolderBesideItAndExtractsNothing() throws Exception {
+        int httpsPort = Pebble.freePort();
+        Path dir = dir("jni");
+        Path tmp = dir("jni-tmp");
+        Path lib = NativeUsher.executable().toRealPath().resolveSibling("lib");
+        // Netty deletes an extracted library once loaded unless told otherwise: kept, an extraction would show
+        try (NativeUsher usher = NativeUsher.start(dir, """
+                listen: {http: "127.0.0.1:0", https: "127.0.0.1:%d"}
+                admin: off
+                data: %s
+                sites:
+                  app.localhost: 127.0.0.1:%d
+                """.formatted(httpsPort, dir.resolve("data"), backend.port()), httpsPort,
+                List.of("-Djava.io.tmpdir=" + tmp, "-Dio.netty.native.deleteLibAfterLoading=false"))) {
+            String maps = Files.readString(Path.of("/proc/" + usher.process.pid() + "/maps"));
+            for (String library : JNI_LIBRARIES) {
+                assertThat(maps).as(library).contains(lib.resolve(library).toString());
+            }
+            try (DirectoryStream<Path> zstd = Files.newDirectoryStream(lib, "libzstd-jni-*.so")) {
+                for (Path library : zstd) {
+                    assertThat(maps).as("zstd-jni").contains(library.toString());
+                }
+            }
+            try (Stream<Path> files = Files.list(tmp)) {
+                assertThat(files.toList()).as("extracted into java.io.tmpdir").isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void theExecutableCopiedWithoutItsLibFolderExtractsTheLibrariesAndPasses() throws Exception {
+        Path alone = dir("alone").resolve("usher");
+        Files.copy(NativeUsher.executable(), alone, StandardCopyOption.COPY_ATTRIBUTES);
+        Command c = Command.run(60, List.of(alone.toString(), "selftest"));
+        assertThat(c.exitCode()).as(c.output()).isZero();
+        assertThat(c.output()).contains("checks passed (native executable)");
     }
 
     @Test

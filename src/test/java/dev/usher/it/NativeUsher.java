@@ -51,11 +51,18 @@ final class NativeUsher implements AutoCloseable {
      * accepts connections.
      */
     static NativeUsher start(Path dir, String yaml, int port) throws Exception {
+        return start(dir, yaml, port, List.of());
+    }
+
+    /** As {@link #start(Path, String, int)}, with {@code options} ({@code -Dkey=value}, {@code -Xmx…}) before the command. */
+    static NativeUsher start(Path dir, String yaml, int port, List<String> options) throws Exception {
         Path config = dir.resolve("usher.yaml");
         Files.writeString(config, yaml);
         Path log = Files.createTempFile(dir, "native-usher", ".log");
-        Process p = new ProcessBuilder(executable().toString(), "run", "--config", config.toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        List<String> command = new ArrayList<>(List.of(executable().toString()));
+        command.addAll(options);
+        command.addAll(List.of("run", "--config", config.toString()));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         NativeUsher usher = new NativeUsher(p, config, log);
         usher.awaitPort(port);
         return usher;
