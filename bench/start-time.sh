@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # bench/start-time.sh - start -> first 200 of Usher, measured as bench/run.sh does it, alternating between builds.
 #
-# usage: bench/start-time.sh [--tls] [--runs N] [--port-base P] [--keep] DIR[=LABEL]...
+# usage: bench/start-time.sh [--tls] [--runs N] [--port-base P] [--keep] [native:]DIR[=LABEL]...
 #   DIR     an Usher checkout or install (has ./usher and target/usher.jar; build it first: ./usher version)
+#   native:DIR  the native executable of that checkout, target/native-image/usher (./usher build --native)
 #   --tls   the bench's HTTPS config: 20 sites with tls: {cert, key} files, one shared self-signed P-256
 #           certificate; the first 200 is an HTTPS request (curl -k with SNI), as bench/run.sh --tls does
 #   --runs  starts per DIR (default 5); the DIRs take turns, so a busy spell hurts each of them alike
 #   --threads  also print the CPU time of each JVM thread at the first 200 (JIT compilers, GC, main, loops)
 #   --idle S   after the first 200, S seconds of quiet, then the cgroup's total_rss (anonymous memory)
 #   --port-base P   ports P+1..P+20 (nginx backends), P+80 (HTTP), P+443 (HTTPS), P+90 (admin) (default 17000)
-# Each start: the JVM alone in a fresh cgroup (cpu quota 100000/100000 = one CPU, 2 GiB), pinned to CPU 1; nginx
-# and curl on CPU 0; the jar and AOT cache pre-read; curl polls every 5 ms until 200. Prints one line per start and,
-# per DIR, the median and range, of the wall time and of the CPU time the cgroup used until then
-# (steadier than wall time on a busy machine). USHER_JAVA_OPTS and other environment variables reach the launcher unchanged.
+# Each start: the JVM (or the native executable) alone in a fresh cgroup (cpu quota 100000/100000 = one CPU,
+# 2 GiB), pinned to CPU 1; nginx and curl on CPU 0; the jar and AOT cache (or the executable and its lib/) pre-read;
+# curl polls every 5 ms until 200. Prints one line per start and, per DIR, the median and range, of the wall time and
+# of the CPU time the cgroup used until then (steadier than wall time on a busy machine). USHER_JAVA_OPTS and other
+# environment variables reach the launcher unchanged.
 # Needs root (cgroup v1 writes), nginx, curl, openssl, taskset.
 set -u -o pipefail
 
@@ -25,12 +27,12 @@ while [ $# -gt 0 ]; do
     --keep) KEEP=1 ;;
     --threads) THREADS=1 ;;
     --idle) IDLE=$2; shift ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) DIRS+=("$1") ;;
   esac
   shift
 done
-[ ${#DIRS[@]} -gt 0 ] || { sed -n '2,16p' "$0" >&2; exit 2; }
+[ ${#DIRS[@]} -gt 0 ] || { sed -n '2,17p' "$0" >&2; exit 2; }
 die() { echo "start-time.sh: $*" >&2; exit 2; }
 now_us() { echo "${EPOCHREALTIME/./}"; }
 median() { sort -g | awk '{a[NR]=$1} END{if(NR%2){print a[(NR+1)/2]} else {print (a[NR/2]+a[NR/2+1])/2}}'; }
@@ -104,9 +106,22 @@ req() {
 for _ in $(seq 1 100); do [ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$((BASE + 1))/)" = 200 ] && break; sleep 0.05; done
 JOIN='echo $$ > "$1"/cgroup.procs && echo $$ > "$2"/cgroup.procs && echo $$ > "$3"/cgroup.procs || exit 97; shift 3; exec "$@"'
 declare -A TIMES CPUS
+# what to start for a DIR argument, and the files to pre-read (page cache) before each start
+command_of() { case ${1%%=*} in native:*) echo ./target/native-image/usher ;; *) echo ./usher ;; esac; }
+files_of() {
+  local dir=${1%%=*}
+  case $dir in
+    native:*) dir=${dir#native:}; echo "$dir/target/native-image/usher" "$dir"/target/native-image/lib/*.so ;;
+    *) echo "$dir/target/usher.jar" "$dir/target/usher.aot" ;;
+  esac
+}
 for d in "${DIRS[@]}"; do
   dir=${d%%=*}
-  [ -x "$dir/usher" ] && [ -f "$dir/target/usher.jar" ] || die "$dir: no ./usher or target/usher.jar (run ./usher version there)"
+  case $dir in
+    native:*) dir=${dir#native:}
+      [ -x "$dir/target/native-image/usher" ] || die "$dir: no target/native-image/usher (run ./usher build --native there)" ;;
+    *) [ -x "$dir/usher" ] && [ -f "$dir/target/usher.jar" ] || die "$dir: no ./usher or target/usher.jar (run ./usher version there)" ;;
+  esac
   slot=$WORK/$(echo "$d" | md5sum | cut -c1-8)
   mkdir -p "$slot/data"
   config "$slot/data" >"$slot/usher.yaml"
@@ -115,12 +130,14 @@ echo "# $(date -u +%FT%TZ) tls=$TLS runs=$RUNS loadavg: $(cut -d' ' -f1-3 /proc/
 for run in $(seq 1 "$RUNS"); do
   for d in "${DIRS[@]}"; do
     dir=${d%%=*} label=${d#*=}
+    dir=${dir#native:}
     slot=$WORK/$(echo "$d" | md5sum | cut -c1-8)
-    cat "$dir"/target/usher.jar "$dir"/target/usher.aot >/dev/null 2>&1
+    # shellcheck disable=SC2046
+    cat $(files_of "$d") >/dev/null 2>&1
     port=$HTTP_PORT; [ $TLS = 1 ] && port=$HTTPS_PORT
     ss -Hltn "sport = :$port" | grep -q . && die "port $port busy"
     t0=$(now_us)
-    (cd "$dir" && taskset -c 1 sh -c "$JOIN" sh "$MEMCG/$CG" "$CPUCG/$CG" "$ACCTCG/$CG" ./usher run --config "$slot/usher.yaml" \
+    (cd "$dir" && taskset -c 1 sh -c "$JOIN" sh "$MEMCG/$CG" "$CPUCG/$CG" "$ACCTCG/$CG" $(command_of "$d") run --config "$slot/usher.yaml" \
       >>"$slot/log" 2>&1) &
     PROXY_PID=$!
     ready= cpu=
