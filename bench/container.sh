@@ -1,28 +1,33 @@
 #!/usr/bin/env bash
-# bench/container.sh [--quiet S] [--runs N] — builds Usher's image from the Containerfile with podman, offline, and
-# measures it (run as root from the repository root; cgroup v1). Not part of CI (see docs/containers.md: the
-# offline build needs mmdebstrap's downloads from the Debian registry, this machine's Temurin 25 and ~/.m2).
+# bench/container.sh [--quiet S] [--runs N] [--no-native] — builds Usher's images from the Containerfile with podman,
+# offline, and measures them (run as root from the repository root; cgroup v1). Not part of CI (see
+# docs/containers.md: the offline build needs mmdebstrap's downloads from the Debian registry, this machine's
+# Temurin 25 and ~/.m2).
 #
 #   1. base images without any registry but Debian's: mmdebstrap --variant=minbase bookworm root filesystems
 #      (cached in $USHER_IMAGE_CACHE, default /tmp/usher-image-cache), imported with podman import: the runtime base
-#      (plus unzip), a build base (plus maven, with this machine's Temurin 25 copied in) and Debian's caddy package
+#      (plus unzip), a build base (plus maven, with this machine's Temurin 25 copied in), the native build's base
+#      (plus gcc, binutils, xz-utils, zlib1g-dev, maven: what native/toolchain.sh needs) and Debian's caddy package
 #      on the same base, for the comparison;
-#   2. podman build of ./Containerfile with those bases (BUILD_IMAGE, BASE_IMAGE, MAVEN_FLAGS=-o and ~/.m2
-#      mounted), --format docker (to keep HEALTHCHECK); the image size;
-#   3. idle memory, the published way: Usher's container and Caddy's, both run by podman the same way (runc,
-#      cgroupfs, port 80 published on 127.0.0.1, one site proxied to a busybox httpd container), one request, a
-#      quiet window of --quiet seconds (default 30), the median of 6 samples of the container cgroup's
+#   2. podman build of ./Containerfile with those bases (BUILD_IMAGE, BASE_IMAGE, NATIVE_BUILD_IMAGE, MAVEN_FLAGS=-o
+#      and ~/.m2 mounted), --format docker (to keep HEALTHCHECK): the default target (jvm) and --target native (the
+#      native toolchain's cache, $cache/native, is mounted at the image's USHER_NATIVE_CACHE, seeded with the Debian
+#      source the host's native cache already holds; the first native build takes several minutes); the image sizes;
+#   3. idle memory, the published way: Usher's containers (JVM and native) and Caddy's, all run by podman the same way
+#      (runc, cgroupfs, port 80 published on 127.0.0.1, one site proxied to a busybox httpd container), one request,
+#      a quiet window of --quiet seconds (default 30), the median of 6 samples of the container cgroup's
 #      memory.stat total_rss (anon) and memory.usage_in_bytes;
-#   4. label latency: Usher's container watching podman's Docker-compatible API (the socket mounted), --runs
+#   4. label latency: each Usher container watching podman's Docker-compatible API (the socket mounted), --runs
 #      (default 5) labelled containers started one after the other, each timed from `podman run` to the first 200
-#      through Usher (polled every 10 ms), and also from the container's start event to that 200.
-# Prints RESULT lines and writes them to bench/results/container-<date>.txt.
+#      through Usher (polled every 10 ms).
+# --no-native: the JVM image only. Prints RESULT lines and writes them to bench/results/container-<date>.txt.
 set -euo pipefail
-quiet=30 runs=5
+quiet=30 runs=5 native=1
 while [[ ${1-} == --* ]]; do
     case $1 in
         --quiet) quiet=$2; shift ;;
         --runs) runs=$2; shift ;;
+        --no-native) native=0 ;;
         *) echo "container.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -77,6 +82,10 @@ rootfs slim-build maven,unzip
 rootfs slim-caddy caddy
 "${P[@]}" import "$cache/slim-base.tar" localhost/usher-bench/base:bookworm >/dev/null
 "${P[@]}" import "$cache/slim-build.tar" localhost/usher-bench/maven:bookworm >/dev/null
+if ((native)); then
+    rootfs slim-native-build maven,unzip,gcc,libc6-dev,binutils,xz-utils,zlib1g-dev,debian-archive-keyring,ca-certificates
+    "${P[@]}" import "$cache/slim-native-build.tar" localhost/usher-bench/native-build:bookworm >/dev/null
+fi
 "${P[@]}" import "$cache/slim-caddy.tar" localhost/usher-bench/caddy-base:bookworm >/dev/null
 mkdir -p "$work/jdk-context"
 cp -a "$jdk" "$work/jdk-context/jdk"
@@ -84,19 +93,40 @@ printf 'FROM localhost/usher-bench/maven:bookworm\nCOPY jdk /opt/jdk\nENV JAVA_H
     >"$work/jdk-context/Containerfile"
 "${P[@]}" build -q -t localhost/usher-bench/build:temurin25 "$work/jdk-context" >/dev/null
 
-# ---- 2. the image ---------------------------------------------------------------------------------------------
+# ---- 2. the images ---------------------------------------------------------------------------------------------
+build_args=(--build-arg BUILD_IMAGE=localhost/usher-bench/build:temurin25 --build-arg BUILD_JDK=/opt/jdk
+    --build-arg BASE_IMAGE=localhost/usher-bench/base:bookworm
+    --build-arg NATIVE_BUILD_IMAGE=localhost/usher-bench/native-build:bookworm
+    --build-arg MAVEN_FLAGS=-o -v "$HOME/.m2:/root/.m2")
+build_image() { # TAG LOG [podman build options...] -> prints the seconds it took
+    local tag=$1 log=$2 t0
+    shift 2
+    t0=$(date +%s.%N)
+    "${P[@]}" build --format docker -f Containerfile -t "$tag" "${build_args[@]}" "$@" . >"$log" 2>&1 ||
+        { tail -n 60 "$log" >&2; echo "container.sh: podman build of $tag failed (whole log: $log)" >&2; exit 1; }
+    awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}'
+}
 say "podman build (Containerfile, offline)"
-t0=$(date +%s.%N)
-"${P[@]}" build --format docker -f Containerfile -t localhost/usher:bench \
-    --build-arg BUILD_IMAGE=localhost/usher-bench/build:temurin25 \
-    --build-arg BASE_IMAGE=localhost/usher-bench/base:bookworm \
-    --build-arg MAVEN_FLAGS=-o -v "$HOME/.m2:/root/.m2" . >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
-build_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}')
+build_s=$(build_image localhost/usher:bench "$work/build.log")
 size=$("${P[@]}" image inspect --format '{{.Size}}' localhost/usher:bench)
 base_size=$("${P[@]}" image inspect --format '{{.Size}}' localhost/usher-bench/base:bookworm)
 java_size=$("${P[@]}" run --rm --ulimit nofile=4096:4096 --ulimit nproc=4096:4096 --entrypoint du localhost/usher:bench \
     -sb /opt/java | awk '{print $1}')
 emit "RESULT image=usher size_mib=$(mib "$size") base_mib=$(mib "$base_size") java_runtime_mib=$(mib "$java_size") build_s=$build_s"
+if ((native)); then
+    # the toolchain's cache outlives the build (a rebuild of the image reuses it); the Debian source the host's
+    # native cache holds is copied in, so only what is new is downloaded
+    mkdir -p "$cache/native"
+    host_sources=${USHER_NATIVE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/usher-native}/sources
+    [[ -d $host_sources && ! -d $cache/native/sources ]] && cp -a "$host_sources" "$cache/native/sources"
+    say "podman build --target native (the first one builds the native toolchain and executable: several minutes)"
+    native_build_s=$(build_image localhost/usher:bench-native "$work/build-native.log" --target native \
+        -v "$cache/native:/var/cache/usher-native")
+    native_size=$("${P[@]}" image inspect --format '{{.Size}}' localhost/usher:bench-native)
+    exe_size=$("${P[@]}" run --rm --ulimit nofile=4096:4096 --ulimit nproc=4096:4096 --entrypoint du \
+        localhost/usher:bench-native -sb /opt/usher | awk '{print $1}')
+    emit "RESULT image=usher-native size_mib=$(mib "$native_size") base_mib=$(mib "$base_size") executable_and_lib_mib=$(mib "$exe_size") build_s=$native_build_s"
+fi
 printf 'FROM localhost/usher-bench/caddy-base:bookworm\nCMD ["caddy", "run", "--config", "/etc/caddy/Caddyfile", "--adapter", "caddyfile"]\n' \
     >"$work/Containerfile.caddy"
 "${P[@]}" build -q --format docker -f "$work/Containerfile.caddy" -t localhost/usher-bench/caddy:bookworm "$work" >/dev/null
@@ -139,25 +169,30 @@ idle() { # NAME CONTAINER PORT HOST
     emit "RESULT idle=$1 anon_mib=$(mib "$(printf '%s\n' "${anon[@]}" | median)") usage_mib=$(mib "$(printf '%s\n' "${usage[@]}" | median)") quiet_s=$quiet samples=$samples cgroup=$cg"
 }
 
-# ---- 3. idle memory: Usher's container beside Caddy's ---------------------------------------------------------
+# ---- 3. idle memory: Usher's containers beside Caddy's -----------------------------------------------------------
+usher_images=(usher=localhost/usher:bench)
+((native)) && usher_images+=(usher-native=localhost/usher:bench-native)
 mkdir -p "$work/usher-config" "$work/caddy-config"
 printf 'listen: {http: ":80", https: off}\nadmin: "127.0.0.1:2019"\nsites:\n  http://whoami.bench.test: %s:80\n' "$backend" \
     >"$work/usher-config/usher.yaml"
 printf 'http://whoami.bench.test {\n\treverse_proxy %s:80\n}\n' "$backend" >"$work/caddy-config/Caddyfile"
 chmod -R a+rX "$work/usher-config"
-say "Usher's container: idle memory"
-"${P[@]}" "${RUN[@]}" --name usher --network usher-bench-web -p 127.0.0.1:18780:80 \
-    --sysctl net.ipv4.ip_unprivileged_port_start=80 -v "$work/usher-config:/etc/usher:ro" localhost/usher:bench >/dev/null
-start_usher=$(await_200 18780 whoami.bench.test)
-emit "RESULT start=usher first_200_s_after_podman_run=$start_usher"
-idle usher usher 18780 whoami.bench.test
-health=$("${P[@]}" healthcheck run usher >/dev/null 2>&1 && echo healthy || echo unhealthy)
-aot=$("${P[@]}" logs usher 2>&1 | grep -ci 'aot\|cds' || true)
-t_stop=$(date +%s.%N); "${P[@]}" stop -t 20 usher >/dev/null
-stop_s=$(awk -v a="$t_stop" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}')
-exit_code=$("${P[@]}" inspect --format '{{.State.ExitCode}}' usher)
-emit "RESULT usher_container healthcheck=$health sigterm_stop_s=$stop_s exit_code=$exit_code aot_log_lines=$aot user=$("${P[@]}" inspect --format '{{.Config.User}}' usher)"
-"${P[@]}" rm -f usher >/dev/null
+for entry in "${usher_images[@]}"; do
+    name=${entry%%=*} image=${entry#*=}
+    say "$name's container: idle memory"
+    "${P[@]}" "${RUN[@]}" --name "$name" --network usher-bench-web -p 127.0.0.1:18780:80 \
+        --sysctl net.ipv4.ip_unprivileged_port_start=80 -v "$work/usher-config:/etc/usher:ro" "$image" >/dev/null
+    start_usher=$(await_200 18780 whoami.bench.test)
+    emit "RESULT start=$name first_200_s_after_podman_run=$start_usher"
+    idle "$name" "$name" 18780 whoami.bench.test
+    health=$("${P[@]}" healthcheck run "$name" >/dev/null 2>&1 && echo healthy || echo unhealthy)
+    aot=$("${P[@]}" logs "$name" 2>&1 | grep -ci 'aot\|cds' || true)
+    t_stop=$(date +%s.%N); "${P[@]}" stop -t 20 "$name" >/dev/null
+    stop_s=$(awk -v a="$t_stop" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}')
+    exit_code=$("${P[@]}" inspect --format '{{.State.ExitCode}}' "$name")
+    emit "RESULT ${name}_container healthcheck=$health sigterm_stop_s=$stop_s exit_code=$exit_code aot_log_lines=$aot user=$("${P[@]}" inspect --format '{{.Config.User}}' "$name")"
+    "${P[@]}" rm -f "$name" >/dev/null
+done
 say "Caddy's container: idle memory"
 "${P[@]}" "${RUN[@]}" --name caddy --network usher-bench-web -p 127.0.0.1:18781:80 \
     -v "$work/caddy-config/Caddyfile:/etc/caddy/Caddyfile:ro" localhost/usher-bench/caddy:bookworm >/dev/null
@@ -167,28 +202,33 @@ idle caddy caddy 18781 whoami.bench.test
 "${P[@]}" rm -f -t 0 caddy >/dev/null
 
 # ---- 4. label latency -------------------------------------------------------------------------------------------
-say "label latency: $runs labelled containers"
 "${P[@]}" system service --time=0 "unix://$work/podman.sock" >"$work/service.log" 2>&1 &
 service_pid=$!
 for _ in $(seq 1 100); do [[ -S $work/podman.sock ]] && break; sleep 0.1; done
 chmod 666 "$work/podman.sock" # the container's user usher reads it (a private temporary socket)
 printf 'listen: {http: ":80", https: off}\nadmin: "127.0.0.1:2019"\ndocker: {socket: /var/run/docker.sock, network: usher-bench-web}\nsites: {}\n' \
     >"$work/usher-config/usher.yaml"
-"${P[@]}" "${RUN[@]}" --name usher --network usher-bench-web -p 127.0.0.1:18780:80 \
-    --sysctl net.ipv4.ip_unprivileged_port_start=80 -v "$work/usher-config:/etc/usher:ro" \
-    -v "$work/podman.sock:/var/run/docker.sock" localhost/usher:bench >/dev/null
-sleep 3
-lat=()
-for ((i = 1; i <= runs; i++)); do
-    t0=$(date +%s.%N)
-    "${P[@]}" "${RUN[@]}" --name "app$i" --network usher-bench-web --env "NAME=app$i" --label "usher.host=app$i.bench.test" \
-        --label usher.port=80 localhost/usher-bench/busybox:1 "${serve[@]}" >/dev/null
-    t1=$(date +%s.%N)
-    served=$(await_200 18780 "app$i.bench.test" 30)
-    total=$(awk -v a="$t0" -v b="$t1" -v s="$served" 'BEGIN{printf "%.3f", b-a+s}')
-    lat+=("$total")
-    emit "RESULT label_run=$i podman_run_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}') served_after_run_returned_s=$served from_podman_run_s=$total"
+for entry in "${usher_images[@]}"; do
+    name=${entry%%=*} image=${entry#*=}
+    say "label latency ($name): $runs labelled containers"
+    "${P[@]}" "${RUN[@]}" --name "$name" --network usher-bench-web -p 127.0.0.1:18780:80 \
+        --sysctl net.ipv4.ip_unprivileged_port_start=80 -v "$work/usher-config:/etc/usher:ro" \
+        -v "$work/podman.sock:/var/run/docker.sock" "$image" >/dev/null
+    sleep 3
+    lat=()
+    for ((i = 1; i <= runs; i++)); do
+        t0=$(date +%s.%N)
+        "${P[@]}" "${RUN[@]}" --name "app$i" --network usher-bench-web --env "NAME=app$i" --label "usher.host=app$i.bench.test" \
+            --label usher.port=80 localhost/usher-bench/busybox:1 "${serve[@]}" >/dev/null
+        t1=$(date +%s.%N)
+        served=$(await_200 18780 "app$i.bench.test" 30)
+        total=$(awk -v a="$t0" -v b="$t1" -v s="$served" 'BEGIN{printf "%.3f", b-a+s}')
+        lat+=("$total")
+        emit "RESULT label_run=$i proxy=$name podman_run_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}') served_after_run_returned_s=$served from_podman_run_s=$total"
+    done
+    emit "RESULT label_latency proxy=$name median_from_podman_run_s=$(printf '%s\n' "${lat[@]}" | median) runs=$runs"
+    "${P[@]}" logs "$name" 2>&1 | grep -E 'reloaded \(container labels\)|watching' | tail -n 3 >&2 || true
+    for ((i = 1; i <= runs; i++)); do "${P[@]}" rm -f -t 0 "app$i" >/dev/null; done
+    "${P[@]}" rm -f -t 0 "$name" >/dev/null
 done
-emit "RESULT label_latency median_from_podman_run_s=$(printf '%s\n' "${lat[@]}" | median) runs=$runs"
-"${P[@]}" logs usher 2>&1 | grep -E 'reloaded \(container labels\)|watching' | tail -n 3 >&2 || true
 say "written: $out"
