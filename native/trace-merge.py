@@ -130,6 +130,8 @@ def main(argv):
     for trace in traces:
         with open(trace, encoding="utf-8", errors="replace") as f:
             for line in f:
+                if not line.endswith("\n"):
+                    continue  # the last line of a process killed while it wrote it (SIGKILL in a test)
                 fields = line.rstrip("\n").split("\t")
                 if len(fields) >= 2:
                     metadata.add(fields)

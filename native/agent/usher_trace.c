@@ -579,6 +579,9 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
         fprintf(stderr, "usher-trace: cannot write %s\n", path);
         return JNI_ERR;
     }
+    /* a line at a time: tests SIGKILL processes, and a full stdio buffer would be lost with them (records are
+       written once each, so this is a few thousand writes per JVM) */
+    setvbuf(out, NULL, _IOLBF, 0);
     if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
         return JNI_ERR;
     }
