@@ -1,6 +1,7 @@
 package dev.usher.it;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.usher.migrate.NpmFixture;
 import dev.usher.testing.Command;
 import dev.usher.testing.RawHttp;
 import dev.usher.testing.Pebble;
@@ -11,10 +12,16 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.WebSocket;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -22,9 +29,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -333,6 +342,94 @@ class NativeExecutableIT {
         } finally {
             usher.close();
         }
+    }
+
+    @Test
+    void servesAStaticRootSiteWithRanges() throws Exception {
+        int port = Pebble.freePort();
+        Path dir = dir("static");
+        Path www = Files.createDirectories(dir.resolve("www"));
+        Files.writeString(www.resolve("index.html"), "<h1>native static</h1>");
+        Files.writeString(www.resolve("notes.txt"), "hello from a file");
+        try (NativeUsher usher = NativeUsher.start(dir, """
+                listen: {http: "127.0.0.1:%d", https: off}
+                admin: off
+                sites:
+                  127.0.0.1: {root: %s}
+                """.formatted(port, www), port);
+             RawHttp client = new RawHttp(port)) {
+            RawHttp.Response index = client.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").read();
+            assertThat(index.status()).as(usher.output()).isEqualTo(200);
+            assertThat(index.header("content-type")).startsWith("text/html");
+            assertThat(index.body()).isEqualTo("<h1>native static</h1>");
+            RawHttp.Response range = client.send(
+                    "GET /notes.txt HTTP/1.1\r\nHost: 127.0.0.1\r\nRange: bytes=0-4\r\n\r\n").read();
+            assertThat(range.status()).isEqualTo(206);
+            assertThat(range.body()).isEqualTo("hello");
+            RawHttp.Response hidden = client.send("GET /../usher.yaml HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").read();
+            assertThat(hidden.status()).isBetween(400, 404);
+        }
+    }
+
+    /** PROXY protocol v2's fixed signature, the first 12 bytes of its header. */
+    private static final byte[] PROXY_V2_SIGNATURE = {0x0D, 0x0A, 0x0D, 0x0A, 0x00, 0x0D, 0x0A, 0x51, 0x55, 0x49,
+        0x54, 0x0A};
+
+    @Test
+    void relaysATcpStreamWithAProxyProtocolV2Header() throws Exception {
+        int port = Pebble.freePort();
+        int httpPort = Pebble.freePort(); // waited for instead of the stream's port: a probe there would be relayed
+        CompletableFuture<byte[]> header = new CompletableFuture<>();
+        try (ServerSocket echo = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Thread.ofVirtual().start(() -> {
+                try (Socket s = echo.accept()) {
+                    DataInputStream in = new DataInputStream(s.getInputStream());
+                    byte[] fixed = in.readNBytes(16); // signature, version/command, family, address length
+                    byte[] addresses = in.readNBytes(((fixed[14] & 0xff) << 8) | (fixed[15] & 0xff));
+                    header.complete(ByteBuffer.allocate(16 + addresses.length).put(fixed).put(addresses).array());
+                    in.transferTo(s.getOutputStream()); // then an echo, until the client's FIN
+                } catch (IOException e) {
+                    header.completeExceptionally(e);
+                }
+            });
+            try (NativeUsher usher = NativeUsher.start(dir("stream"), """
+                    listen: {http: "127.0.0.1:%d", https: off}
+                    admin: off
+                    streams:
+                      "127.0.0.1:%d": {to: "127.0.0.1:%d", proxy_protocol: v2}
+                    """.formatted(httpPort, port, echo.getLocalPort()), httpPort);
+                 Socket client = new Socket("127.0.0.1", port)) {
+                client.setSoTimeout(20_000);
+                client.getOutputStream().write("ping through the stream".getBytes(StandardCharsets.UTF_8));
+                client.shutdownOutput();
+                String answer = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertThat(answer).as(usher.output()).isEqualTo("ping through the stream");
+                byte[] h = header.get(5, TimeUnit.SECONDS);
+                assertThat(Arrays.copyOf(h, 12)).isEqualTo(PROXY_V2_SIGNATURE);
+                assertThat(h[13]).as("TCP over IPv4").isEqualTo((byte) 0x11);
+                assertThat(Arrays.copyOfRange(h, 16, 20)).as("the client's address")
+                        .isEqualTo(new byte[] {127, 0, 0, 1});
+                int clientPort = ((h[24] & 0xff) << 8) | (h[25] & 0xff);
+                assertThat(clientPort).isEqualTo(client.getLocalPort());
+            }
+        }
+    }
+
+    @Test
+    void importsAnNpmDatabaseThroughSqlite() throws Exception {
+        Path dir = dir("import");
+        Path data = dir.resolve("npm/data");
+        try (NpmFixture npm = NpmFixture.create(data)) {
+            npm.insert("proxy_host", Map.of("domain_names", NpmFixture.names("notes.example.com"),
+                    "forward_host", "notes", "forward_port", 8080));
+        }
+        Path out = dir.resolve("usher.yaml");
+        Command c = NativeUsher.command("import", "npm", data.resolve("database.sqlite").toString(), "-o",
+                out.toString(), "--data", dir.resolve("usher-data").toString());
+        assertThat(c.exitCode()).as(c.output()).isZero();
+        assertThat(Files.readString(out)).contains("http://notes.example.com: notes:8080  # from NPM proxy_host 1");
+        Command check = NativeUsher.command("check", "--config", out.toString());
+        assertThat(check.exitCode()).as(check.output()).isZero();
     }
 
     @Test

@@ -48,7 +48,7 @@ final class NativeUsher implements AutoCloseable {
 
     /**
      * Writes {@code yaml} to {@code dir/usher.yaml}, starts {@code usher run} on it and waits until {@code port}
-     * accepts connections.
+     * accepts connections and Usher has said it is listening (its start is then complete).
      */
     static NativeUsher start(Path dir, String yaml, int port) throws Exception {
         return start(dir, yaml, port, List.of());
@@ -65,6 +65,8 @@ final class NativeUsher implements AutoCloseable {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         NativeUsher usher = new NativeUsher(p, config, log);
         usher.awaitPort(port);
+        // listeners are bound (so connectable) before they accept, and the local CA's files are written meanwhile
+        usher.awaitLine("listening on");
         return usher;
     }
 
@@ -72,18 +74,9 @@ final class NativeUsher implements AutoCloseable {
         return Files.readString(log);
     }
 
-    /** Waits until a line containing {@code text} was printed; returns that line. */
+    /** Waits until a line containing {@code text} was printed; returns that line (as {@link UsherProcess} does). */
     String awaitLine(String text) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (System.nanoTime() < deadline) {
-            for (String line : output().split("\n")) {
-                if (line.contains(text)) {
-                    return line;
-                }
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("no line with \"" + text + "\" in:\n" + output());
+        return new UsherProcess(process, 0, log).awaitLine(text);
     }
 
     private void awaitPort(int port) throws Exception {
