@@ -8,7 +8,7 @@ What is kept:
     test code and test frameworks (JUnit, AssertJ, Maven's Surefire), which are not in JAR, are left out with what
     they asked for, and so is what the JDK does with itself (SubstrateVM's business);
   - JNI on JDK classes too, when a library outside the JDK asked (the agent records only those);
-  - resources that are files in JAR.
+  - resources that are files in JAR (Usher's own by folder where it holds no classes: dev/usher/admin/ui/*).
 The output is sorted, so a new trace shows in a diff only what changed.
 """
 import json
@@ -112,12 +112,23 @@ class Metadata:
             out.append(item)
         return out
 
+    def resource_globs(self):
+        """Usher's own resources by folder where the folder holds no classes (every file of dev/usher/admin/ui/
+        once one was read: a new admin UI file needs no new trace), the others one by one."""
+        class_folders = {c.rpartition(".")[0].replace(".", "/") for c in self.classes}
+        globs = set()
+        for name in self.resources:
+            folder = name.rpartition("/")[0]
+            by_folder = name.startswith("dev/usher/") and folder not in class_folders
+            globs.add(folder + "/*" if by_folder else name)
+        return globs
+
     def json(self):
         return {
             "comment": "Made by native/trace.sh (Usher's tracing agent over the test suite); edit by re-running it.",
             "reflection": self.render(self.reflection),
             "jni": self.render(self.jni),
-            "resources": [{"glob": r} for r in sorted(self.resources)],
+            "resources": [{"glob": r} for r in sorted(self.resource_globs())],
         }
 
 
