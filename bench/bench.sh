@@ -145,7 +145,7 @@ done
 [ ${#FILES[@]} -gt 0 ] || die "no results from any pass"
 
 REPORT=$OUT/report-$STAMP.md SVG=$OUT/chart-$STAMP.svg
-python3 bench/report.py --date "$STAMP" --svg "$SVG" \
+python3 bench/report.py --date "$STAMP" --svg "$SVG" --svg-link "$(basename "$SVG")" \
   --version "usher=${USHER_VERSION#usher }" "${FILES[@]}" >"$REPORT" || die "report.py failed"
 echo "# report: $REPORT   chart: $SVG   results: ${FILES[*]}" >&2
 [ ${#FAILED[@]} = 0 ] || die "pass(es) failed: ${FAILED[*]} (report written from what finished)"
