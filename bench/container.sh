@@ -68,7 +68,9 @@ slim=(--dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/sha
     --dpkgopt='path-include=/usr/share/doc/*/copyright' --dpkgopt='path-exclude=/usr/share/locale/*'
     --dpkgopt='path-include=/usr/share/locale/locale.alias' --dpkgopt='path-exclude=/usr/share/info/*'
     --customize-hook='chroot "$1" dpkg --purge usrmerge libfile-find-rule-perl libnumber-compare-perl libtext-glob-perl perl libperl5.36 perl-modules-5.36'
-    --customize-hook='chroot "$1" apt-get clean' --customize-hook='rm -rf "$1"/var/lib/apt/lists/*')
+    --customize-hook='chroot "$1" apt-get clean' --customize-hook='rm -rf "$1"/var/lib/apt/lists/*'
+    # a JRE's post-install (maven brings one) links its manual page there and fails when the folder is missing
+    --setup-hook='mkdir -p "$1"/usr/share/man/man1')
 rootfs() { # NAME PACKAGES
     if [[ ! -f $cache/$1.tar ]]; then
         say "mmdebstrap $1 ($2)"
