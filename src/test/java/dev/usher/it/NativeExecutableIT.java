@@ -433,6 +433,23 @@ class NativeExecutableIT {
     }
 
     @Test
+    void refusesAFleetStorageItDoesNotSupportYetWithAClearMessage() throws Exception {
+        Path dir = dir("fleet");
+        Path key = Files.writeString(dir.resolve("fleet.key"), "ab".repeat(32) + "\n"); // 32 bytes in hex
+        Path config = Files.writeString(dir.resolve("usher.yaml"), """
+                listen: {http: "127.0.0.1:0", https: off}
+                admin: off
+                data: %s
+                storage: {redis: "redis://127.0.0.1:1/0", encryption_key_file: %s}
+                sites:
+                  http://a.localhost: 127.0.0.1:9
+                """.formatted(dir.resolve("data"), key));
+        Command c = NativeUsher.command("run", "--config", config.toString());
+        assertThat(c.exitCode()).as(c.output()).isEqualTo(1);
+        assertThat(c.output()).contains("storage: (a fleet's shared Redis) needs the JVM build for now");
+    }
+
+    @Test
     void adminUiAddsASiteInTheBrowser() throws Exception {
         int httpPort = Pebble.freePort();
         int adminPort = Pebble.freePort();
