@@ -195,6 +195,23 @@ const scenarios = {
       'the wait did not read back');
   },
 
+  /** The Fleet page: the three nodes from their heartbeats, this one marked, the one whose sites differ flagged. */
+  async fleet(page) {
+    await page.goto(`${base}/`);
+    await page.getByRole('link', { name: 'Fleet', exact: true }).click();
+    await page.getByRole('heading', { name: 'Fleet' }).waitFor();
+    const rows = page.locator('table.fleet tbody tr');
+    await rows.nth(2).waitFor();
+    check(await rows.count() === 3, `the fleet lists ${await rows.count()} nodes, expected 3`);
+    check((await page.locator('tr[data-node="a"]').textContent()).includes('(this node)'), 'node a is not marked as this node');
+    check(await page.locator('tr[data-node="c"] .badge').filter({ hasText: 'drift' }).count() === 1, 'node c is not flagged as drift');
+    check(await page.locator('tr[data-node="b"] .badge').filter({ hasText: 'same' }).count() === 1, 'node b is not shown as the same');
+    await page.getByRole('alert').filter({ hasText: 'Config drift' }).waitFor();
+    const text = await page.locator('main, body').first().innerText();
+    check(!/\bnull\b|undefined/.test(text), `the page shows a placeholder value: ${text}`);
+    await shot(page, 'fleet');
+  },
+
   /** An invalid upstream: the server's error appears at that upstream's field, and nothing else changes. */
   async 'invalid-upstream'(page) {
     await openSites(page);

@@ -23,8 +23,9 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code GET /api/fleet} on a real admin endpoint: the nodes sharing a real Redis, from their heartbeats, with the
- * node whose sites differ flagged as config drift; a node without {@code storage:} says it runs alone.
+ * {@code GET /api/fleet} on a real admin endpoint, and the admin UI's Fleet page in Chromium: the nodes sharing a
+ * real Redis, from their heartbeats, with the node whose sites differ flagged as config drift; a node without
+ * {@code storage:} says it runs alone.
  */
 class FleetViewTest {
     @RegisterExtension
@@ -87,6 +88,9 @@ class FleetViewTest {
             assertThat(nodes.get(0).get("config_hash")).isEqualTo(nodes.get(1).get("config_hash"))
                     .isNotEqualTo(nodes.get(2).get("config_hash"));
             assertThat(nodes).allSatisfy(n -> assertThat(n.get("last_reload")).isNotNull());
+
+            // the same in the admin UI's Fleet page, in Chromium
+            AdminUiBrowserTest.runScenario("fleet", "http://127.0.0.1:" + adminA, work.resolve("a.yaml"), Map.of());
         }
     }
 

@@ -25,7 +25,8 @@ export async function fleetView(app) {
           'This node runs alone: add storage: to usher.yaml to share certificates with other instances.'));
         return;
       }
-      body.replaceChildren(
+      // replaceChildren would write a null as the text "null": the banners that do not apply are left out
+      body.replaceChildren(...[
         h('p', null, `Node ${data.node}, sharing ${data.storage}: `,
           h('span', { class: `badge ${data.reachable ? 'up' : 'down'}` }, data.reachable ? 'reachable' : 'unreachable')),
         data.drift ? h('p', { class: 'banner error', role: 'alert' },
@@ -34,7 +35,7 @@ export async function fleetView(app) {
         h('table', { class: 'fleet' },
           h('thead', null, h('tr', null, h('th', null, 'Node'), h('th', null, 'Version'), h('th', null, 'Config'),
             h('th', null, 'Last reload'), h('th', null, 'Last heartbeat'))),
-          h('tbody', null, ...data.nodes.map(row))));
+          h('tbody', null, ...data.nodes.map(row)))].filter(Boolean));
     } catch (err) {
       if (err.status !== 401) body.replaceChildren(h('p', { class: 'banner error', role: 'alert' }, `Cannot load the fleet: ${err.message}`));
     }
