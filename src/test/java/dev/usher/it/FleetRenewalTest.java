@@ -125,7 +125,10 @@ class FleetRenewalTest {
             for (Usher usher : List.of(ub, ulate)) {
                 FleetNodes.await(usher, name, c -> c.sha256().equals(renewed.sha256()), Duration.ofSeconds(10));
             }
-            assertThat(pebble.orderCount()).as("the renewal happened once, after Redis came back").isEqualTo(2);
+            // Renewals resumed. One attempt placed right after Redis came back may fail its validation: the node the
+            // CA reaches may not have re-subscribed to the answers yet (each node reconnects on its own backoff), and
+            // the order is placed again. Exactly once without an outage: aRenewalIsOrderedOnceAndReachesEveryNode.
+            assertThat(pebble.orderCount()).as("the renewal, after Redis came back").isBetween(2, 3);
             String key = "usher:cert:" + fleet.issuerId() + ":" + name;
             assertThat(redis.cli("HGET", key, "sha256")).isEqualTo(renewed.sha256());
             String where = "Redis at 127.0.0.1:" + redis.port();
