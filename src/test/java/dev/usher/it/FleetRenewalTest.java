@@ -125,10 +125,11 @@ class FleetRenewalTest {
             for (Usher usher : List.of(ub, ulate)) {
                 FleetNodes.await(usher, name, c -> c.sha256().equals(renewed.sha256()), Duration.ofSeconds(10));
             }
-            // Renewals resumed. One attempt placed right after Redis came back may fail its validation: the node the
-            // CA reaches may not have re-subscribed to the answers yet (each node reconnects on its own backoff), and
-            // the order is placed again. Exactly once without an outage: aRenewalIsOrderedOnceAndReachesEveryNode.
-            assertThat(pebble.orderCount()).as("the renewal, after Redis came back").isBetween(2, 3);
+            // Renewals resumed and the fleet converged on one renewal (above). Attempts placed right after Redis came
+            // back may fail their validation: the node the CA reaches may not have re-subscribed to the challenge
+            // answers yet (each node reconnects on its own backoff), and the order is placed again (docs/fleet.md).
+            // Exactly once without an outage: aRenewalIsOrderedOnceAndReachesEveryNode.
+            assertThat(pebble.orderCount()).as("the renewal, after Redis came back").isGreaterThanOrEqualTo(2);
             String key = "usher:cert:" + fleet.issuerId() + ":" + name;
             assertThat(redis.cli("HGET", key, "sha256")).isEqualTo(renewed.sha256());
             String where = "Redis at 127.0.0.1:" + redis.port();
