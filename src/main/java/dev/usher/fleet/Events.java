@@ -2,6 +2,8 @@ package dev.usher.fleet;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.exceptions.JedisException;
 
@@ -19,6 +21,8 @@ final class Events implements AutoCloseable {
     private final RedisStorage storage;
     private final ChallengeRelay challenges;
     private final Thread thread;
+    /** Down once the first subscription caught up with the answers in progress, or failed. */
+    private final CountDownLatch firstAttempt = new CountDownLatch(1);
     private volatile boolean closed;
     private volatile JedisPubSub subscription;
 
@@ -34,6 +38,21 @@ final class Events implements AutoCloseable {
         thread.start();
     }
 
+    /**
+     * Waits (up to {@code limit}) until the first subscription holds the challenge answers in progress, or failed:
+     * a node that accepts connections before then would fail a CA's validation of another node's order.
+     */
+    void awaitFirstAttempt(Duration limit) {
+        try {
+            if (!firstAttempt.await(limit.toMillis(), TimeUnit.MILLISECONDS)) {
+                LOG.log(Level.INFO, "{0} has not answered the events subscription within {1} s; accepting "
+                        + "connections all the same", redis.where(), limit.toSeconds());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private void follow() {
         while (!closed) {
             try {
@@ -47,6 +66,7 @@ final class Events implements AutoCloseable {
             } catch (java.io.IOException e) {
                 // unreachable and backing off: wait below
             }
+            firstAttempt.countDown();
             pause(redis.untilNextAttempt());
         }
     }
@@ -80,7 +100,10 @@ final class Events implements AutoCloseable {
     private final class Listener extends JedisPubSub {
         @Override
         public void onSubscribe(String channel, int subscribedChannels) {
-            Thread.ofVirtual().name("usher-fleet-catch-up").start(() -> challenges.loadAll(storage));
+            Thread.ofVirtual().name("usher-fleet-catch-up").start(() -> {
+                challenges.loadAll(storage);
+                firstAttempt.countDown();
+            });
             redis.reachable();
         }
 

@@ -7,6 +7,7 @@ import dev.usher.config.StorageSetting;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -20,6 +21,8 @@ import java.util.function.Supplier;
  */
 public final class Fleet implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Fleet.class.getName());
+    /** How long joining waits for Redis before this node accepts connections (a refused connection: not at all). */
+    private static final Duration FIRST_CONTACT = Duration.ofSeconds(2);
 
     private final StorageSetting setting;
     private final RedisLink redis;
@@ -41,8 +44,9 @@ public final class Fleet implements AutoCloseable {
     }
 
     /**
-     * Joins the fleet: does not wait for Redis (a node whose Redis is down serves its local copy at once and catches
-     * up when it is back).
+     * Joins the fleet: waits for Redis only as long as the first contact takes, up to {@link #FIRST_CONTACT}, so
+     * that this node answers the fleet's challenges in progress from its first connection; a node whose Redis is
+     * down serves its local copy at once and catches up when it is back.
      *
      * @param dataDir the local copy
      * @param answers this node's challenge answers, from now on shared with the fleet
@@ -63,6 +67,7 @@ public final class Fleet implements AutoCloseable {
         redis.whenBack(heartbeat::beat);
         answers.relayTo(relay);
         events.start();
+        events.awaitFirstAttempt(FIRST_CONTACT);
         long every = Heartbeat.EVERY.toMillis();
         timer.scheduleAtFixedRate(heartbeat::beat, 0, every, TimeUnit.MILLISECONDS);
         LOG.log(Level.INFO, "node {0} of the fleet sharing {1}", setting.node(), setting.where());

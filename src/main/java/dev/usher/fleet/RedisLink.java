@@ -36,6 +36,11 @@ final class RedisLink implements AutoCloseable {
     private static final int TIMEOUT_MILLIS = 2000;
     private static final Duration FIRST_BACKOFF = Duration.ofMillis(500);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
+    /**
+     * How long after an outage orders wait: every other node's next attempt (its events subscription's, too) comes
+     * within {@link #MAX_BACKOFF}, and until it has re-subscribed it would miss a challenge answer published now.
+     */
+    static final Duration SETTLE = MAX_BACKOFF.plusSeconds(2);
 
     /** Reachable as far as the last call knows. */
     enum State { UNKNOWN, UP, DOWN }
@@ -46,6 +51,8 @@ final class RedisLink implements AutoCloseable {
     private State state = State.UNKNOWN;
     private int failures;
     private long nextAttemptNanos;
+    private long backAfterOutageNanos;
+    private boolean backAfterOutage;
     private boolean closed;
 
     RedisLink(StorageSetting setting) {
@@ -99,7 +106,10 @@ final class RedisLink implements AutoCloseable {
         synchronized (this) {
             wasNotUp = state != State.UP;
             if (wasNotUp && state == State.DOWN) {
-                LOG.log(Level.INFO, "{0} is reachable again; orders and renewals resume", where());
+                LOG.log(Level.INFO, "{0} is reachable again; orders and renewals resume in {1} s, once every "
+                        + "node has reconnected", where(), SETTLE.toSeconds());
+                backAfterOutage = true;
+                backAfterOutageNanos = System.nanoTime();
             }
             state = State.UP;
             failures = 0;
@@ -133,6 +143,15 @@ final class RedisLink implements AutoCloseable {
     synchronized Duration untilNextAttempt() {
         long left = nextAttemptNanos - System.nanoTime();
         return state == State.DOWN && left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
+    }
+
+    /**
+     * How long until every node of the fleet has surely reconnected after the outage that ended last (zero when
+     * none ended in the last {@link #SETTLE}).
+     */
+    synchronized Duration untilSettled() {
+        long left = SETTLE.toNanos() - (System.nanoTime() - backAfterOutageNanos);
+        return state == State.UP && backAfterOutage && left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
     }
 
     /** The client, made on first use; fails at once while an outage's backoff runs. */

@@ -152,6 +152,12 @@ final class RedisStorage implements CertStorage {
         if (LocalCa.ID.equals(issuerId)) {
             return local.tryLock(issuerId, name);
         }
+        Duration settling = redis.untilSettled();
+        if (!settling.isZero()) {
+            throw new StorageUnavailableException(redis.where() + " is reachable again since moments ago; orders wait "
+                    + (settling.toMillis() + 999) / 1000 + " s more for every node to reconnect (one that has not "
+                    + "could not answer the CA)", null);
+        }
         String certKey = FleetKeys.cert(issuerId, name);
         Optional<Lease> taken = Lease.tryTake(redis, FleetKeys.lock(issuerId, name), node, lease, FleetKeys.FENCE,
                 timer, () -> held.remove(certKey));
@@ -241,6 +247,12 @@ final class RedisStorage implements CertStorage {
             }
         } catch (IOException e) {
             LOG.log(Level.WARNING, "could not compare the local copy with {0}: {1}", redis.where(), e.toString());
+        }
+        try {
+            Thread.sleep(redis.untilSettled().toMillis()); // until tryLock takes locks again, for the names that waited
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
         }
         watchers.forEach(w -> w.accept(null, null));
     }

@@ -52,10 +52,18 @@ class FleetTest {
         FleetNodes.Node a = FleetNodes.Node.named(work, "a");
         FleetNodes.Node b = FleetNodes.Node.named(work, "b");
         FleetNodes.Node c = FleetNodes.Node.named(work, "c");
-        // Pebble validates at node c only: every name ordered by a or b is answered by c from the shared answers
+        int acmePort = Pebble.freePort();
+        Path tls = work.resolve("pebble-tls");
+        Files.createDirectories(tls);
+        Path trust = Pebble.writeTlsFiles(tls);
+        java.net.URI directory = java.net.URI.create("https://localhost:" + acmePort + "/dir");
         try (RedisServer redis = RedisServer.start(work.resolve("redis"), "--rdbcompression", "no");
-             Pebble pebble = Pebble.builder().httpValidationPort(c.http()).tlsValidationPort(c.https()).start()) {
-            FleetNodes fleet = FleetNodes.on(work, redis, pebble, backend.port());
+             var starter = java.util.concurrent.Executors.newThreadPerTaskExecutor(Thread.ofPlatform().factory())) {
+            FleetNodes fleet = new FleetNodes(work, "redis: \"" + redis.uri() + "\"", directory, trust,
+                    backend.port(), "");
+            // The three start at once, each on a thread of its own, while the CA is not up yet: their first attempts
+            // fail, and once it is, they race for the twenty names. (A CA up from the start could validate at c before
+            // c listens, which would fail an order as it would in a real fleet whose DNS names a node still starting.)
             List<CompletableFuture<Usher>> starting = new ArrayList<>();
             for (FleetNodes.Node node : List.of(a, b, c)) {
                 starting.add(CompletableFuture.supplyAsync(() -> {
@@ -64,41 +72,54 @@ class FleetTest {
                     } catch (Exception e) {
                         throw new IllegalStateException(e);
                     }
-                }));
+                }, starter));
             }
             List<Usher> ushers = starting.stream().map(CompletableFuture::join).toList();
-            List<FleetNodes.Node> nodes = List.of(a, b, c);
-            for (Usher usher : ushers) {
-                for (String name : names) {
-                    FleetNodes.await(usher, name, cert -> true, Duration.ofSeconds(120));
-                }
+            // Pebble validates at node c only: every name ordered by a or b is answered by c from the shared answers
+            try (Pebble pebble = Pebble.builder().acmePort(acmePort).tlsFiles(tls)
+                    .httpValidationPort(c.http()).tlsValidationPort(c.https()).start()) {
+                assertFleet(redis, pebble, fleet, ushers, List.of(a, b, c), names);
             }
-            assertThat(pebble.orderCount()).as("one order per name across the fleet").isEqualTo(20);
-            Map<String, Integer> orderedBy = new HashMap<>();
-            for (String name : names) {
-                String sha = TlsProbe.leafSha256(a.https(), name);
-                for (FleetNodes.Node node : nodes) {
-                    assertThat(TlsProbe.leafSha256(node.https(), name)).as(name + " on " + node.name()).isEqualTo(sha);
-                }
-                String key = "usher:cert:" + fleet.issuerId() + ":" + name;
-                assertThat(redis.cli("HGET", key, "sha256")).isEqualTo(sha);
-                orderedBy.merge(redis.cli("HGET", key, "node"), 1, Integer::sum);
-            }
-            System.out.println("FleetTest: 20 names, " + pebble.orderCount() + " orders at Pebble, stored by "
-                    + orderedBy + " (all validated at node c)");
-            assertThat(orderedBy.keySet()).isSubsetOf("a", "b", "c");
+        }
+    }
 
-            // A stolen dump of Redis: the certificates are there in clear (as they are public anyway), no private key is
-            byte[] dump = redis.dump();
-            String text = new String(dump, StandardCharsets.ISO_8859_1);
-            assertThat(text).contains("BEGIN CERTIFICATE").doesNotContain("PRIVATE KEY");
+    /**
+     * What a fleet that ordered {@code names} shows: one order per name, every node serving the same certificate,
+     * Redis holding it with no private key readable in its dump.
+     */
+    private static void assertFleet(RedisServer redis, Pebble pebble, FleetNodes fleet, List<Usher> ushers,
+                                    List<FleetNodes.Node> nodes, List<String> names) throws Exception {
+        FleetNodes.Node a = nodes.get(0);
+        for (Usher usher : ushers) {
             for (String name : names) {
-                CertifiedKey served = ushers.get(0).certificates().certificateFor(name);
-                String keyBase64 = java.util.Base64.getEncoder().encodeToString(served.key().getEncoded());
-                assertThat(text).doesNotContain(keyBase64.substring(0, 48));
-                String pem = Pem.privateKey(served.key());
-                assertThat(text).doesNotContain(pem.lines().skip(1).findFirst().orElseThrow());
+                FleetNodes.await(usher, name, cert -> true, Duration.ofSeconds(120));
             }
+        }
+        assertThat(pebble.orderCount()).as("one order per name across the fleet").isEqualTo(20);
+        Map<String, Integer> orderedBy = new HashMap<>();
+        for (String name : names) {
+            String sha = TlsProbe.leafSha256(a.https(), name);
+            for (FleetNodes.Node node : nodes) {
+                assertThat(TlsProbe.leafSha256(node.https(), name)).as(name + " on " + node.name()).isEqualTo(sha);
+            }
+            String key = "usher:cert:" + fleet.issuerId() + ":" + name;
+            assertThat(redis.cli("HGET", key, "sha256")).isEqualTo(sha);
+            orderedBy.merge(redis.cli("HGET", key, "node"), 1, Integer::sum);
+        }
+        System.out.println("FleetTest: 20 names, " + pebble.orderCount() + " orders at Pebble, stored by "
+                + orderedBy + " (all validated at node c)");
+        assertThat(orderedBy.keySet()).isSubsetOf("a", "b", "c");
+
+        // A stolen dump of Redis: the certificates are there in clear (as they are public anyway), no private key is
+        byte[] dump = redis.dump();
+        String text = new String(dump, StandardCharsets.ISO_8859_1);
+        assertThat(text).contains("BEGIN CERTIFICATE").doesNotContain("PRIVATE KEY");
+        for (String name : names) {
+            CertifiedKey served = ushers.get(0).certificates().certificateFor(name);
+            String keyBase64 = java.util.Base64.getEncoder().encodeToString(served.key().getEncoded());
+            assertThat(text).doesNotContain(keyBase64.substring(0, 48));
+            String pem = Pem.privateKey(served.key());
+            assertThat(text).doesNotContain(pem.lines().skip(1).findFirst().orElseThrow());
         }
     }
 
