@@ -1,6 +1,6 @@
 # Sourced by bench/warmup.sh, bench/h2-alloc.sh and bench/https-backend.sh (not run by itself): the one-site set-up both measure through.
 #   one_site_backend WORK BPORT [TLSPORT CERT KEY]   nginx on 127.0.0.1:BPORT (one worker, keep-alive, a ~300-byte
-#                                 whoami-like answer, as bench/run.sh's backends), and the same answer over TLS 1.3 on
+#                                 whoami-like answer, as bench/run.sh's backends; /text a 4096-byte text/plain page), and the same answer over TLS 1.3 on
 #                                 TLSPORT when given; pinned to CPU 0; its PID is appended to the caller's pids
 #   one_site_https WORK PORT BPORT   a self-signed P-256 certificate for whoami01.bench.test and WORK/usher.yaml
 #                                 serving that site over HTTPS on PORT (HTTP on PORT+2); sets url
@@ -13,13 +13,19 @@ one_site_backend() {
     [[ -n $tlsport ]] && tls_server="server { listen 127.0.0.1:$tlsport ssl; ssl_certificate $cert; ssl_certificate_key $key;
     ssl_protocols TLSv1.3; default_type text/plain; location / { return 200 \"$body\"; } }"
     mkdir -p "$work/tmp"
+    # /text: 4096 bytes of text/plain for the gzip passes (gzip -5: about 900 bytes, like a small HTML/JSON page)
+    for ((i = 0; i < 90; i++)); do printf 'line %04d of the sample page: words and numbers %d\n' "$i" $((i * 7919 % 10007)); done \
+        >"$work/text.full"
+    head -c 4096 "$work/text.full" >"$work/text.txt"
+    chmod o+x "$work" && chmod o+r "$work/text.txt" # nginx's worker runs as nobody
     cat >"$work/nginx.conf" <<CONF
 worker_processes 1; daemon off; pid $work/nginx.pid; error_log $work/error.log warn;
 events { worker_connections 4096; }
 http { access_log off; server_tokens off; keepalive_timeout 75s; keepalive_requests 1000000;
   client_body_temp_path $work/tmp/b; proxy_temp_path $work/tmp/p; fastcgi_temp_path $work/tmp/f;
   uwsgi_temp_path $work/tmp/u; scgi_temp_path $work/tmp/s;
-  server { listen 127.0.0.1:$bport; default_type text/plain; location / { return 200 "$body"; } }
+  server { listen 127.0.0.1:$bport; default_type text/plain; location / { return 200 "$body"; }
+    location = /text { alias $work/text.txt; } }
   $tls_server }
 CONF
     taskset -c 0 nginx -p "$work" -e "$work/error.log" -c "$work/nginx.conf" &

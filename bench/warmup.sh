@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/warmup.sh — how fast a freshly started Usher reaches its steady plain-HTTP/1.1 throughput on one CPU.
 #
-#   bench/warmup.sh [--windows N] [--window S] [--port P] [--label L] [--h2]   (as root, from the repository root)
+#   bench/warmup.sh [--windows N] [--window S] [--port P] [--label L] [--h2 | --gzip]   (as root, from the repository root)
 #   USHER_JAVA_OPTS="-XX:CICompilerCount=2" bench/warmup.sh ...            (JVM flags under test; see ./usher)
 #   WARMUP_LAUNCHER=./usher-old bench/warmup.sh ...                        (another launcher, e.g. an older copy)
 #
@@ -13,8 +13,10 @@
 # served so far: requests against cpu_s is the warm-up a quiet 1-CPU box would see. At the end the
 # cgroup's total_rss after 10 s of quiet. Ports P (Usher) and P+1 (backend). One line per window on stdout.
 # --h2: HTTP/2 over TLS instead (a self-signed P-256 certificate, `h2load -D S -c10 -m10 -t1`, as bench.sh's h2 pass).
+# --gzip: HTTPS + gzip instead (the same certificate, `wrk -t1 -c50` asking for /text, a 4096-byte text/plain page,
+# with "Accept-Encoding: gzip", as bench.sh's gzip-wrk pass).
 set -euo pipefail
-windows=10 window=2 port=18500 label=run h2=0
+windows=10 window=2 port=18500 label=run h2=0 gzip=0
 while (($#)); do
     case $1 in
     --windows) windows=$2; shift 2 ;;
@@ -22,6 +24,7 @@ while (($#)); do
     --port) port=$2; shift 2 ;;
     --label) label=$2; shift 2 ;;
     --h2) h2=1; shift ;;
+    --gzip) gzip=1; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -41,8 +44,9 @@ cleanup() {
 trap cleanup EXIT
 
 one_site_backend "$work" "$bport"
-if ((h2)); then
+if ((h2 || gzip)); then
     one_site_https "$work" "$port" "$bport"
+    { cat /etc/hosts; echo "127.0.0.1 whoami01.bench.test"; } >"$work/hosts"
 else
     one_site_http "$work" "$port" "$bport"
 fi
@@ -77,7 +81,7 @@ cpu_ticks() {
     done
     echo "$jit $other"
 }
-load=(wrk -t1 -c50); ((h2)) && load=(h2load -c10 -m10 -t1)
+load=(wrk -t1 -c50); ((h2)) && load=(h2load -c10 -m10 -t1); ((gzip)) && load=(wrk -t1 -c50 /text gzip)
 printf '# %s: start to first 200 %.2f s; %d windows of %s -d%ss\n' "$label" "$(echo "$first - $start" | bc)" "$windows" "${load[*]}" "$window"
 printf '%-8s %6s %9s %9s %9s %9s %8s %9s\n' label window req_s us_req us_req_jit us_total cpu_s requests
 cum=0 cumreqs=0
@@ -88,6 +92,13 @@ for ((w = 1; w <= windows; w++)); do
         reqs=$(awk '/^requests:/ {print $8}' <<<"$out")
         rps=$(awk '/^finished in/ {print $4}' <<<"$out")
         non2xx=$(awk '/^status codes:/ {n = $5 + $7 + $9; if (n) print n}' <<<"$out")
+    elif ((gzip)); then
+        # wrk sends the URL's host as SNI: the site's name, resolved by a private /etc/hosts (as bench/run.sh does)
+        out=$(taskset -c 0 unshare -m sh -c 'mount --bind "$1" /etc/hosts && shift && exec "$@"' sh "$work/hosts" \
+            wrk -t1 -c50 -d"${window}s" -H 'Accept-Encoding: gzip' "https://whoami01.bench.test:$port/text" 2>&1)
+        reqs=$(awk '/requests in/ {print $1}' <<<"$out")
+        rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+        non2xx=$(awk '/Non-2xx/ {print $NF}' <<<"$out")
     else
         out=$(taskset -c 0 wrk -t1 -c50 -d"${window}s" -H 'Host: whoami01.bench.test' "http://127.0.0.1:$port/" 2>&1)
         reqs=$(awk '/requests in/ {print $1}' <<<"$out")
