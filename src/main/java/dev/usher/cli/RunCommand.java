@@ -4,7 +4,6 @@ import dev.usher.Usher;
 import dev.usher.config.ConfigException;
 import dev.usher.config.ConfigLoader;
 import dev.usher.config.UsherConfig;
-import dev.usher.nativeimage.NativeImage;
 import dev.usher.nativeimage.StartupCheck;
 import dev.usher.observe.ReopenSignal;
 import dev.usher.reload.ConfigWatcher;
@@ -67,14 +66,6 @@ final class RunCommand {
         }
         // the native executable refuses to start without a native library it was built with (on the JVM: a no-op)
         if (!StartupCheck.passes(StartupCheck.needed(config.listen().http3On()), err)) {
-            closeQuietly(demoBackend);
-            return 1;
-        }
-        if (config.storage() != null && NativeImage.isNativeExecutable()) {
-            // its reachability metadata does not cover the Redis client yet: better no start than a fleet node
-            // that fails at its first Redis call
-            err.println("usher: not started: storage: (a fleet's shared Redis) needs the JVM build for now "
-                    + "(./usher run); the native executable does not support it yet");
             closeQuietly(demoBackend);
             return 1;
         }

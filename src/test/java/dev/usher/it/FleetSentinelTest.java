@@ -45,7 +45,7 @@ class FleetSentinelTest {
              RedisServer replica = RedisServer.start(work.resolve("replica"), "--replicaof", "127.0.0.1",
                      Integer.toString(master.port()));
              RedisSentinel sentinel = RedisSentinel.watch(work.resolve("sentinel"), "mymaster", master.port());
-             Pebble pebble = Pebble.builder().httpValidationPort(b.http()).tlsValidationPort(b.https())
+             Pebble pebble = Pebble.builder().httpValidationPort(a.http()).tlsValidationPort(a.https()) // a starts first
                      .certificateValidity(LIFETIME).start()) {
             FleetNodes fleet = new FleetNodes(work, "redis_sentinel: {master: mymaster, nodes: [\"127.0.0.1:"
                     + sentinel.port() + "\"]}", pebble.directory(), pebble.trustPem(), backend.port(), "");
