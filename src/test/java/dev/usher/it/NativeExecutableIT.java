@@ -4,6 +4,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.usher.migrate.NpmFixture;
 import dev.usher.testing.Command;
 import dev.usher.testing.RawHttp;
+import dev.usher.testing.RedisServer;
 import dev.usher.testing.Pebble;
 import dev.usher.testing.TlsProbe;
 import dev.usher.whoami.Whoami;
@@ -433,20 +434,65 @@ class NativeExecutableIT {
     }
 
     @Test
-    void refusesAFleetStorageItDoesNotSupportYetWithAClearMessage() throws Exception {
+    void twoNodesShareOneOrderThroughRedisAndTheOtherNodeAnswersTheChallenge() throws Exception {
         Path dir = dir("fleet");
         Path key = Files.writeString(dir.resolve("fleet.key"), "ab".repeat(32) + "\n"); // 32 bytes in hex
-        Path config = Files.writeString(dir.resolve("usher.yaml"), """
-                listen: {http: "127.0.0.1:0", https: off}
+        int aHttp = Pebble.freePort();
+        int aHttps = Pebble.freePort();
+        int bHttp = Pebble.freePort();
+        int bHttps = Pebble.freePort();
+        int acmePort = Pebble.freePort();
+        Path tls = Files.createDirectories(dir.resolve("pebble-tls"));
+        Path trust = Pebble.writeTlsFiles(tls);
+        String common = """
                 admin: off
-                data: %s
-                storage: {redis: "redis://127.0.0.1:1/0", encryption_key_file: %s}
+                acme: {ca: "https://localhost:%d/dir", trust: "%s", challenge: http-01}
+                storage: {redis: "%%s", encryption_key_file: %s, node: %%s}
+                data: %%s
+                listen: {http: "127.0.0.1:%%d", https: "127.0.0.1:%%d"}
                 sites:
-                  http://a.localhost: 127.0.0.1:9
-                """.formatted(dir.resolve("data"), key));
-        Command c = NativeUsher.command("run", "--config", config.toString());
-        assertThat(c.exitCode()).as(c.output()).isEqualTo(1);
-        assertThat(c.output()).contains("storage: (a fleet's shared Redis) needs the JVM build for now");
+                  fleet.example.com: 127.0.0.1:%d
+                """.formatted(acmePort, trust, key, backend.port());
+        try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
+             // b starts while the CA is down: its own order fails, and its next attempt is a minute away
+             NativeUsher b = NativeUsher.start(dir("fleet-b"), common.formatted(redis.uri(), "b",
+                     dir.resolve("fleet-b/data"), bHttp, bHttps), bHttp);
+             // the CA validates at node b only
+             Pebble pebble = Pebble.builder().acmePort(acmePort).tlsFiles(tls).httpValidationPort(bHttp)
+                     .tlsValidationPort(bHttps).start();
+             NativeUsher a = NativeUsher.start(dir("fleet-a"), common.formatted(redis.uri(), "a",
+                     dir.resolve("fleet-a/data"), aHttp, aHttps), aHttp)) {
+            String sha = awaitCertificate(aHttps, "fleet.example.com", a, b);
+            assertThat(redis.cli("HGET", "usher:cert:" + issuerId(pebble) + ":fleet.example.com", "node"))
+                    .as("node a placed the order, b answered its challenge").isEqualTo("a");
+            assertThat(awaitCertificate(bHttps, "fleet.example.com", b, a)).as("b serves what a stored")
+                    .isEqualTo(sha);
+            assertThat(pebble.orderCount()).as("one order for the fleet").isEqualTo(1);
+            String dump = new String(redis.dump(), StandardCharsets.ISO_8859_1);
+            assertThat(dump).contains("BEGIN CERTIFICATE").doesNotContain("PRIVATE KEY");
+        }
+    }
+
+    /** The Redis key part naming Pebble's directory, as the fleet stores it. */
+    private static String issuerId(Pebble pebble) {
+        return dev.usher.cert.CertManager.acmeIssuerId(pebble.directory());
+    }
+
+    /** The sha256 of the certificate {@code port} serves for {@code name}, once it serves one (within 60 s). */
+    private static String awaitCertificate(int port, String name, NativeUsher usher, NativeUsher other)
+            throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try {
+                return TlsProbe.leafSha256(port, name);
+            } catch (Exception notYet) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("no certificate for " + name + " within 60 s:\n" + usher.output()
+                            + "\nthe other node:\n" + other.output(), notYet);
+                }
+                Thread.sleep(200);
+            }
+        }
     }
 
     @Test
