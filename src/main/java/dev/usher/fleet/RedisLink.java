@@ -51,8 +51,8 @@ final class RedisLink implements AutoCloseable {
     private State state = State.UNKNOWN;
     private int failures;
     private long nextAttemptNanos;
-    private long backAfterOutageNanos;
-    private boolean backAfterOutage;
+    /** When orders may go ahead again after the last outage (System.nanoTime; in the past when none ended lately). */
+    private long settledAtNanos = System.nanoTime();
     private boolean closed;
 
     RedisLink(StorageSetting setting) {
@@ -108,8 +108,7 @@ final class RedisLink implements AutoCloseable {
             if (wasNotUp && state == State.DOWN) {
                 LOG.log(Level.INFO, "{0} is reachable again; orders and renewals resume in {1} s, once every "
                         + "node has reconnected", where(), SETTLE.toSeconds());
-                backAfterOutage = true;
-                backAfterOutageNanos = System.nanoTime();
+                settledAtNanos = System.nanoTime() + SETTLE.toNanos();
             }
             state = State.UP;
             failures = 0;
@@ -150,8 +149,8 @@ final class RedisLink implements AutoCloseable {
      * none ended in the last {@link #SETTLE}).
      */
     synchronized Duration untilSettled() {
-        long left = SETTLE.toNanos() - (System.nanoTime() - backAfterOutageNanos);
-        return state == State.UP && backAfterOutage && left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
+        long left = settledAtNanos - System.nanoTime();
+        return state == State.UP && left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
     }
 
     /** The client, made on first use; fails at once while an outage's backoff runs. */

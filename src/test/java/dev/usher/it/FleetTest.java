@@ -16,7 +16,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,14 +51,10 @@ class FleetTest {
         FleetNodes.Node a = FleetNodes.Node.named(work, "a");
         FleetNodes.Node b = FleetNodes.Node.named(work, "b");
         FleetNodes.Node c = FleetNodes.Node.named(work, "c");
-        int acmePort = Pebble.freePort();
-        Path tls = work.resolve("pebble-tls");
-        Files.createDirectories(tls);
-        Path trust = Pebble.writeTlsFiles(tls);
-        java.net.URI directory = java.net.URI.create("https://localhost:" + acmePort + "/dir");
+        Pebble.Later ca = Pebble.Later.in(work);
         try (RedisServer redis = RedisServer.start(work.resolve("redis"), "--rdbcompression", "no");
              var starter = java.util.concurrent.Executors.newThreadPerTaskExecutor(Thread.ofPlatform().factory())) {
-            FleetNodes fleet = new FleetNodes(work, "redis: \"" + redis.uri() + "\"", directory, trust,
+            FleetNodes fleet = new FleetNodes(work, "redis: \"" + redis.uri() + "\"", ca.directory(), ca.trust(),
                     backend.port(), "");
             // The three start at once, each on a thread of its own, while the CA is not up yet: their first attempts
             // fail, and once it is, they race for the twenty names. (A CA up from the start could validate at c before
@@ -76,7 +71,7 @@ class FleetTest {
             }
             List<Usher> ushers = starting.stream().map(CompletableFuture::join).toList();
             // Pebble validates at node c only: every name ordered by a or b is answered by c from the shared answers
-            try (Pebble pebble = Pebble.builder().acmePort(acmePort).tlsFiles(tls)
+            try (Pebble pebble = ca.builder()
                     .httpValidationPort(c.http()).tlsValidationPort(c.https()).start()) {
                 assertFleet(redis, pebble, fleet, ushers, List.of(a, b, c), names);
             }
@@ -129,19 +124,15 @@ class FleetTest {
         List<String> names = List.of("answered.example.com");
         FleetNodes.Node orderer = FleetNodes.Node.named(work, "orderer");
         FleetNodes.Node answerer = FleetNodes.Node.named(work, "answerer");
-        int acmePort = Pebble.freePort();
-        Path tls = work.resolve("pebble-tls");
-        Files.createDirectories(tls);
-        Path trust = Pebble.writeTlsFiles(tls);
-        java.net.URI directory = java.net.URI.create("https://localhost:" + acmePort + "/dir");
+        Pebble.Later ca = Pebble.Later.in(work);
         try (RedisServer redis = RedisServer.start(work.resolve("redis"))) {
-            FleetNodes fleet = new FleetNodes(work, "redis: \"" + redis.uri() + "\"", directory, trust,
+            FleetNodes fleet = new FleetNodes(work, "redis: \"" + redis.uri() + "\"", ca.directory(), ca.trust(),
                     backend.port(), "challenge: " + challenge);
             // The answerer starts while the CA is down: its own order fails, and it waits ten minutes to try again
             Usher answering = servers.track(fleet.start(answerer, names, LONG_LEASE,
                     new dev.usher.cert.Retry(Duration.ofMinutes(10), Duration.ofMinutes(10))));
             Thread.sleep(500);
-            try (Pebble pebble = Pebble.builder().acmePort(acmePort).tlsFiles(tls)
+            try (Pebble pebble = ca.builder()
                     .httpValidationPort(answerer.http()).tlsValidationPort(answerer.https()).start()) {
                 Usher ordering = servers.track(fleet.start(orderer, names, LONG_LEASE, FleetNodes.QUICK));
                 CertifiedKey cert = FleetNodes.await(ordering, names.get(0), c -> true, Duration.ofSeconds(30));

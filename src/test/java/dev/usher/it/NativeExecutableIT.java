@@ -441,24 +441,22 @@ class NativeExecutableIT {
         int aHttps = Pebble.freePort();
         int bHttp = Pebble.freePort();
         int bHttps = Pebble.freePort();
-        int acmePort = Pebble.freePort();
-        Path tls = Files.createDirectories(dir.resolve("pebble-tls"));
-        Path trust = Pebble.writeTlsFiles(tls);
+        Pebble.Later ca = Pebble.Later.in(dir);
         String common = """
                 admin: off
-                acme: {ca: "https://localhost:%d/dir", trust: "%s", challenge: http-01}
+                acme: {ca: "%s", trust: "%s", challenge: http-01}
                 storage: {redis: "%%s", encryption_key_file: %s, node: %%s}
                 data: %%s
                 listen: {http: "127.0.0.1:%%d", https: "127.0.0.1:%%d"}
                 sites:
                   fleet.example.com: 127.0.0.1:%d
-                """.formatted(acmePort, trust, key, backend.port());
+                """.formatted(ca.directory(), ca.trust(), key, backend.port());
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
              // b starts while the CA is down: its own order fails, and its next attempt is a minute away
              NativeUsher b = NativeUsher.start(dir("fleet-b"), common.formatted(redis.uri(), "b",
                      dir.resolve("fleet-b/data"), bHttp, bHttps), bHttp);
              // the CA validates at node b only
-             Pebble pebble = Pebble.builder().acmePort(acmePort).tlsFiles(tls).httpValidationPort(bHttp)
+             Pebble pebble = ca.builder().httpValidationPort(bHttp)
                      .tlsValidationPort(bHttps).start();
              NativeUsher a = NativeUsher.start(dir("fleet-a"), common.formatted(redis.uri(), "a",
                      dir.resolve("fleet-a/data"), aHttp, aHttps), aHttp)) {

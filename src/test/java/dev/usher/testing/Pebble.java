@@ -397,6 +397,24 @@ public final class Pebble implements AutoCloseable {
      * Writes a CA ({@code ca.pem}) and a {@code localhost} certificate for Pebble's HTTPS into {@code dir}, for
      * {@link Builder#tlsFiles}; returns the CA file to trust.
      */
+    /**
+     * A Pebble to start later, once the clients that name it are up: its ACME port and TLS files are fixed now, so a
+     * config can name {@link Later#directory()} and {@link Later#trust()} before it runs.
+     */
+    public record Later(int port, Path tlsFiles, Path trust, java.net.URI directory) {
+        /** Picks a free port and writes the TLS files into {@code dir/pebble-tls}. */
+        public static Later in(Path dir) throws IOException {
+            int port = freePort();
+            Path tls = java.nio.file.Files.createDirectories(dir.resolve("pebble-tls"));
+            return new Later(port, tls, writeTlsFiles(tls), java.net.URI.create("https://localhost:" + port + "/dir"));
+        }
+
+        /** A builder for this Pebble: its port and TLS files set; validation ports and the rest to add. */
+        public Builder builder() {
+            return Pebble.builder().acmePort(port).tlsFiles(tlsFiles);
+        }
+    }
+
     public static Path writeTlsFiles(Path dir) {
         try {
             return TestCa.write(dir).caPem();
