@@ -28,7 +28,7 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Renewals in a fleet, with Pebble issuing 15-second certificates (renewed when a third is left): one order per
+ * Renewals in a fleet, with Pebble issuing short certificates (renewed when a third is left): one order per
  * renewal for the whole fleet, picked up by every node; and Redis stopped: every node goes on serving, no order is
  * placed alone, a node started meanwhile serves its local copy at once, and the renewals happen once Redis is back.
  */
@@ -36,6 +36,13 @@ class FleetRenewalTest {
     @RegisterExtension
     static final Servers servers = new Servers();
     private static final Duration LIFETIME = Duration.ofSeconds(15);
+    /**
+     * After an outage the nodes take their next look at Redis up to 10 s apart and order only 12 s after that
+     * (RedisLink.SETTLE), so the last of them may pick up the renewal 22 s after the first could have ordered it.
+     * A certificate renewed then must not be due again by that time (15-second ones are, after 10 s: a CI run saw
+     * the renewal itself renewed), so the outage case uses 45-second ones, due after 30 s.
+     */
+    private static final Duration OUTAGE_LIFETIME = Duration.ofSeconds(45);
     private static final Duration LEASE = Duration.ofSeconds(10);
 
     @TempDir
@@ -97,7 +104,7 @@ class FleetRenewalTest {
         FleetNodes.Node late = FleetNodes.Node.named(work, "late");
         try (RedisServer redis = RedisServer.start(work.resolve("redis"));
              Pebble pebble = Pebble.builder().httpValidationPort(a.http()).tlsValidationPort(a.https())
-                     .certificateValidity(LIFETIME).start();
+                     .certificateValidity(OUTAGE_LIFETIME).start();
              LogCapture logs = new LogCapture()) {
             FleetNodes fleet = FleetNodes.on(work, redis, pebble, backend.port());
             Usher ua = servers.track(fleet.start(a, List.of(name), LEASE, FleetNodes.QUICK));
