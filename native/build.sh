@@ -176,6 +176,10 @@ image_args=(
     # give free heap chunks back after a collection beyond 1 MiB (the default keeps them): idle anonymous memory
     # 11.0 -> 8.1 MiB, measured (docs/native.md); -XX:MaxHeapFree=… overrides it
     -R:MaxHeapFree=1m
+    # a young generation of at most 8 MiB (SubstrateVM's default let it grow to about 60 MiB under load, all of it
+    # private memory): after an HTTPS + gzip load 43.9 / 40.8 -> 17.4 MiB, peak 84 / 74 -> 18 MiB, idle after one
+    # HTTPS request 9.7 -> 7.8 MiB, req/s unchanged (bench/results/2026-12-02-native-young-gen.txt); -Xmn… overrides it
+    -R:MaxNewSize=8m
     # a position-dependent executable (as Go links Caddy): the image heap then needs none of its ~122,000 load-time
     # relocations, which wrote 2.3 MiB of its pages private and had the runtime copy 2 MiB more; idle anonymous
     # memory 10.0 -> 5.3 MiB (docs/native.md). Costs the executable's own address randomisation (libraries, stacks
