@@ -9,22 +9,30 @@ import java.lang.System.Logger.Level;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import redis.clients.jedis.params.SetParams;
 
 /**
  * Challenge answers shared by the fleet: what this node publishes for an order goes to Redis (and a note on the
  * events channel) before the CA is told to validate, and what other nodes publish arrives here into this node's
  * {@link ChallengeAnswers}, so whichever node the CA's request reaches answers it. A publication returns once every
- * node that follows the events channel confirmed it holds the answer (or after {@link #CONFIRM_WAIT}): the CA
- * validates the moment it is told to. TLS-ALPN-01 certificates carry a private key and are sealed. Entries expire on
+ * other node with a heartbeat, and at least as many as follow the events channel, confirmed it holds the answer (or
+ * after {@link #CONFIRM_WAIT}): the CA validates the moment it is told to. The channel's subscribers alone are not
+ * enough: a node that has not yet subscribed again after an outage would not be waited for, and the CA's validation
+ * of another node's order could reach it. TLS-ALPN-01 certificates carry a private key and are sealed. Entries expire on
  * their own after {@link #LIFETIME}, in case their node dies.
  */
 final class ChallengeRelay implements ChallengeAnswers.Relay {
     private static final System.Logger LOG = System.getLogger(ChallengeRelay.class.getName());
     /** Longer than a CA takes to validate (Usher gives up on a challenge after three minutes). */
     static final Duration LIFETIME = Duration.ofMinutes(10);
-    /** How long a publication waits for the other nodes to confirm: they answer in milliseconds. */
-    static final Duration CONFIRM_WAIT = Duration.ofSeconds(3);
+    /**
+     * How long a publication waits for the other nodes to confirm. They answer in milliseconds; one that has just got
+     * Redis back subscribes again within the link's longest backoff. Only a node that died within its heartbeat's
+     * lifetime makes a publication wait this long.
+     */
+    static final Duration CONFIRM_WAIT = RedisLink.SETTLE;
     /** How long a new answer waits for an unreachable Redis before only this node can answer it. */
     static final Duration SHARE_WAIT = Duration.ofSeconds(30);
 
@@ -32,12 +40,14 @@ final class ChallengeRelay implements ChallengeAnswers.Relay {
     private final Sealing sealing;
     private final String node;
     private final ChallengeAnswers answers;
+    private final Heartbeat heartbeat;
 
-    ChallengeRelay(RedisLink redis, Sealing sealing, String node, ChallengeAnswers answers) {
+    ChallengeRelay(RedisLink redis, Sealing sealing, String node, ChallengeAnswers answers, Heartbeat heartbeat) {
         this.redis = redis;
         this.sealing = sealing;
         this.node = node;
         this.answers = answers;
+        this.heartbeat = heartbeat;
     }
 
     @Override
@@ -66,7 +76,7 @@ final class ChallengeRelay implements ChallengeAnswers.Relay {
                         : j.set(key, value, SetParams.setParams().px(LIFETIME.toMillis())));
                 long receivers = redis.call(j -> j.publish(FleetKeys.CHANNEL, node + " " + type + " " + id));
                 if (value != null) {
-                    awaitConfirmations(FleetKeys.confirmations(type, id), receivers - 1); // this node follows it too
+                    awaitConfirmations(type, id, receivers - 1); // this node follows the channel too
                 }
                 return;
             } catch (StorageUnavailableException e) {
@@ -100,25 +110,43 @@ final class ChallengeRelay implements ChallengeAnswers.Relay {
         }
     }
 
-    private void awaitConfirmations(String key, long wanted) throws IOException {
+    /** Waits until every other node with a heartbeat, and at least {@code subscribers} nodes, hold the answer. */
+    private void awaitConfirmations(String type, String id, long subscribers) throws IOException {
+        Set<String> others = new TreeSet<>(heartbeat.names());
+        others.remove(node);
+        String key = FleetKeys.confirmations(type, id);
         long deadline = System.nanoTime() + CONFIRM_WAIT.toNanos();
-        while (wanted > 0) {
-            String got = redis.call(j -> j.get(key));
-            if (got != null && Long.parseLong(got) >= wanted) {
+        while (true) {
+            Set<String> stored = redis.call(j -> j.smembers(key));
+            Set<String> confirmed = new TreeSet<>(stored);
+            confirmed.remove(node); // its own catch-up after a reconnect may list this node too
+            if (confirmed.containsAll(others) && confirmed.size() >= subscribers) {
                 return;
             }
             if (System.nanoTime() - deadline > 0) {
-                LOG.log(Level.INFO, "{0}: {1} of {2} other nodes confirmed the challenge answer within {3} s", key,
-                        got == null ? 0 : got, wanted, CONFIRM_WAIT.toSeconds());
+                Set<String> missing = new TreeSet<>(others);
+                missing.removeAll(confirmed);
+                LOG.log(Level.INFO, "{0}: not confirmed within {1} s by {2} (heartbeats) or {3} of {4} other "
+                        + "subscribers; the CA may reach a node without the answer", key, CONFIRM_WAIT.toSeconds(),
+                        missing.isEmpty() ? "no node" : String.join(", ", missing), confirmed.size(), subscribers);
                 return;
             }
             try {
-                Thread.sleep(5);
+                Thread.sleep(10);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             }
         }
+    }
+
+    /** Tells the publishing node that this one holds the answer {@code id} of {@code type}. */
+    private void confirm(String type, String id) throws IOException {
+        String confirmations = FleetKeys.confirmations(type, id);
+        redis.call(j -> {
+            j.sadd(confirmations, node);
+            return j.pexpire(confirmations, LIFETIME.toMillis());
+        });
     }
 
     /** Another node published or withdrew the answer {@code id} of {@code type}: fetch it (or its absence). */
@@ -128,11 +156,7 @@ final class ChallengeRelay implements ChallengeAnswers.Relay {
             String value = redis.call(j -> j.get(key));
             accept(type, id, key, value);
             if (value != null) {
-                String confirmations = FleetKeys.confirmations(type, id);
-                redis.call(j -> {
-                    j.incr(confirmations);
-                    return j.pexpire(confirmations, LIFETIME.toMillis());
-                });
+                confirm(type, id);
             }
         } catch (IOException e) {
             LOG.log(Level.DEBUG, "could not fetch the challenge answer {0}: {1}", key, e.toString());
@@ -147,8 +171,13 @@ final class ChallengeRelay implements ChallengeAnswers.Relay {
                 String rest = key.substring(FleetKeys.CHALLENGE_PREFIX.length());
                 int colon = rest.indexOf(':');
                 if (colon > 0) {
+                    String type = rest.substring(0, colon);
+                    String id = rest.substring(colon + 1);
                     String value = redis.call(j -> j.get(key));
-                    accept(rest.substring(0, colon), rest.substring(colon + 1), key, value);
+                    accept(type, id, key, value);
+                    if (value != null) {
+                        confirm(type, id); // a publication in progress may be waiting for this node
+                    }
                 }
             }
         } catch (IOException e) {

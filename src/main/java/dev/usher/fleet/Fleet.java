@@ -60,9 +60,9 @@ public final class Fleet implements AutoCloseable {
         Sealing sealing = new Sealing(setting.encryptionKey());
         RedisStorage storage = new RedisStorage(redis, new CertStore(dataDir), sealing, setting.node(),
                 setting.lease(), timer);
-        ChallengeRelay relay = new ChallengeRelay(redis, sealing, setting.node(), answers);
-        Events events = new Events(redis, setting.node(), storage, relay);
         Heartbeat heartbeat = new Heartbeat(redis, storage, self);
+        ChallengeRelay relay = new ChallengeRelay(redis, sealing, setting.node(), answers, heartbeat);
+        Events events = new Events(redis, setting.node(), storage, relay);
         redis.whenBack(storage::resync);
         redis.whenBack(heartbeat::beat);
         answers.relayTo(relay);

@@ -10,7 +10,7 @@ package dev.usher.fleet;
  * usher:account-lock:ISSUER      held while the account key is made
  * usher:challenge:http-01:TOKEN  an HTTP-01 key authorization in progress (expires after 10 minutes)
  * usher:challenge:tls-alpn-01:NAME  a TLS-ALPN-01 certificate and key in progress (sealed; expires likewise)
- * usher:confirmed:TYPE:ID        how many other nodes hold that answer now (a counter; expires likewise)
+ * usher:confirmed:TYPE:ID        the other nodes that hold that answer now (a set of names; expires likewise)
  * usher:node:NODE                a node's heartbeat (hash; expires when the node stops writing it)
  * usher:events                   the channel: "NODE cert ISSUER NAME", "NODE http-01 TOKEN", "NODE tls-alpn-01 NAME"
  * </pre>

@@ -6,8 +6,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -43,6 +45,15 @@ final class Heartbeat {
         } catch (IOException e) {
             LOG.log(Level.DEBUG, "no heartbeat written: {0}", e.toString());
         }
+    }
+
+    /** The names of the nodes whose heartbeat is current (this one's among them once it has written its own). */
+    Set<String> names() throws IOException {
+        Set<String> names = new HashSet<>();
+        for (String key : storage.scan(FleetKeys.NODE_PREFIX + "*")) {
+            names.add(key.substring(FleetKeys.NODE_PREFIX.length()));
+        }
+        return names;
     }
 
     /** The nodes whose heartbeat is current, by name. */

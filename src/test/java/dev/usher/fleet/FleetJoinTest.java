@@ -11,6 +11,8 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -48,6 +50,27 @@ class FleetJoinTest {
                         assertThat(joining.http01("token-1")).as("join " + i).isEqualTo("token-1.thumbprint");
                     }
                 }
+            }
+        }
+    }
+
+    @Test
+    void aPublicationWaitsForEveryNodeWithAHeartbeatEvenOneNotSubscribedYet() throws Exception {
+        ChallengeAnswers aAnswers = new ChallengeAnswers();
+        try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
+             Fleet a = Fleet.join(setting(redis, "a"), dir.resolve("a"), aAnswers, () -> self("a"))) {
+            // b is in the fleet (its heartbeat is there) but not on the events channel yet, as after an outage
+            // before its next attempt. Counting the channel's subscribers, a would not wait for it.
+            redis.cli("HSET", "usher:node:b", "version", "test");
+            ChallengeAnswers bAnswers = new ChallengeAnswers();
+            CompletableFuture<String> heldByB = CompletableFuture.supplyAsync(() -> {
+                aAnswers.putHttp01("token-2", "token-2.thumbprint"); // for an order of a's
+                return bAnswers.http01("token-2"); // what b holds when the CA may be told to validate
+            });
+            Thread.sleep(1000);
+            assertThat(heldByB).as("a waits for b").isNotDone();
+            try (Fleet b = Fleet.join(setting(redis, "b"), dir.resolve("b"), bAnswers, () -> self("b"))) {
+                assertThat(heldByB.get(10, TimeUnit.SECONDS)).isEqualTo("token-2.thumbprint");
             }
         }
     }
