@@ -152,17 +152,30 @@ final class RedisStorage implements CertStorage {
         if (LocalCa.ID.equals(issuerId)) {
             return local.tryLock(issuerId, name);
         }
+        refuseWhileSettling();
+        String certKey = FleetKeys.cert(issuerId, name);
+        Optional<Lease> taken = Lease.tryTake(redis, FleetKeys.lock(issuerId, name), node, lease, FleetKeys.FENCE,
+                timer, () -> held.remove(certKey));
+        if (taken.isPresent()) {
+            try {
+                // Again: when the link still thought Redis down, taking the lease was the call that found it back
+                refuseWhileSettling();
+            } catch (StorageUnavailableException e) {
+                taken.get().close();
+                throw e;
+            }
+        }
+        taken.ifPresent(l -> held.put(certKey, l));
+        return taken;
+    }
+
+    private void refuseWhileSettling() throws StorageUnavailableException {
         Duration settling = redis.untilSettled();
         if (!settling.isZero()) {
             throw new StorageUnavailableException(redis.where() + " is reachable again since moments ago; orders wait "
                     + (settling.toMillis() + 999) / 1000 + " s more for every node to reconnect (one that has not "
                     + "could not answer the CA)", null);
         }
-        String certKey = FleetKeys.cert(issuerId, name);
-        Optional<Lease> taken = Lease.tryTake(redis, FleetKeys.lock(issuerId, name), node, lease, FleetKeys.FENCE,
-                timer, () -> held.remove(certKey));
-        taken.ifPresent(l -> held.put(certKey, l));
-        return taken;
     }
 
     @Override

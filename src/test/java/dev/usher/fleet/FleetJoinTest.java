@@ -1,5 +1,6 @@
 package dev.usher.fleet;
 
+import dev.usher.cert.CertStore;
 import dev.usher.cert.ChallengeAnswers;
 import dev.usher.cert.StorageUnavailableException;
 import dev.usher.config.StorageSetting;
@@ -12,6 +13,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -103,6 +106,31 @@ class FleetJoinTest {
             assertThatThrownBy(() -> a.storage().tryLock("ca", "back.example.com"))
                     .isInstanceOf(StorageUnavailableException.class)
                     .hasMessageContaining("wait").hasMessageContaining("every node to reconnect");
+        }
+    }
+
+    @Test
+    void anOrderIsRefusedWhenTakingItsLockIsWhatFindsRedisBack() throws Exception {
+        // A link of its own, with no events thread or heartbeat to notice Redis first: the lock is the first call
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
+             RedisLink link = new RedisLink(setting(redis, "a"))) {
+            StorageSetting setting = setting(redis, "a");
+            RedisStorage storage = new RedisStorage(link, new CertStore(dir.resolve("a")),
+                    new Sealing(setting.encryptionKey()), "a", Duration.ofSeconds(30), timer);
+            storage.tryLock("ca", "first.example.com").orElseThrow().close();
+            redis.stop();
+            assertThatThrownBy(() -> storage.tryLock("ca", "down.example.com"))
+                    .isInstanceOf(StorageUnavailableException.class);
+            redis.start();
+            Thread.sleep(link.untilNextAttempt().toMillis() + 50); // the link still thinks Redis is down
+            assertThat(link.state()).isEqualTo(RedisLink.State.DOWN);
+            assertThatThrownBy(() -> storage.tryLock("ca", "back.example.com"))
+                    .isInstanceOf(StorageUnavailableException.class).hasMessageContaining("every node to reconnect");
+            assertThat(redis.cli("EXISTS", "usher:lock:ca:back.example.com")).as("and the lock given back")
+                    .isEqualTo("0");
+        } finally {
+            timer.shutdownNow();
         }
     }
 

@@ -136,9 +136,9 @@ class FleetRenewalTest {
             for (Usher usher : List.of(ub, ulate)) {
                 FleetNodes.await(usher, name, c -> c.sha256().equals(renewed.sha256()), Duration.ofSeconds(10));
             }
-            // Exactly one. A node not yet subscribed again was not waited for when an answer was published, so the CA
-            // could reach it without the answer and the order was placed again; every node with a heartbeat is now
-            // waited for (ChallengeRelay)
+            // Exactly one. A node whose lock was the call that found Redis back used to order before the settle time
+            // (RedisStorage.tryLock checks again after taking it): the CA reached a node not yet subscribed again,
+            // the validation failed and the order was placed again
             assertThat(pebble.orderCount()).as("the renewal, once, after Redis came back").isEqualTo(2);
             String key = "usher:cert:" + fleet.issuerId() + ":" + name;
             assertThat(redis.cli("HGET", key, "sha256")).isEqualTo(renewed.sha256());
