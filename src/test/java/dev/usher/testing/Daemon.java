@@ -117,14 +117,31 @@ public final class Daemon implements AutoCloseable {
         Files.deleteIfExists(log);
     }
 
-    /** A TCP port free on 127.0.0.1 now (the system's pick; another process could take it, rarely). */
+    /**
+     * A TCP port free on 127.0.0.1 now, below Linux's ephemeral range (32768-60999), each handed out once per test
+     * JVM. A port the system picks for bind(0) is one it may also give to the next outgoing connection as its source
+     * port, and the server a test starts on it a moment later then finds it taken (seen in a CI run of
+     * StreamsTcpTest); ports below that range are never taken that way.
+     */
     public static int freeTcpPort() {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
+        for (int tries = 0; tries < FIXED_PORTS; tries++) {
+            int port = FIRST_FIXED_PORT + Math.floorMod(NEXT_PORT.getAndIncrement(), FIXED_PORTS);
+            try (ServerSocket s = new ServerSocket()) {
+                s.bind(new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), port), 1);
+                return port;
+            } catch (IOException taken) {
+                // in use by another test or process: the next one
+            }
         }
+        throw new IllegalStateException("no free TCP port in " + FIRST_FIXED_PORT + "-"
+                + (FIRST_FIXED_PORT + FIXED_PORTS - 1));
     }
+
+    private static final int FIRST_FIXED_PORT = 20000;
+    private static final int FIXED_PORTS = 12000;
+    /** Where the next pick starts: a random place, so that two test JVMs at once rarely pick alike. */
+    private static final java.util.concurrent.atomic.AtomicInteger NEXT_PORT =
+            new java.util.concurrent.atomic.AtomicInteger(new java.util.Random().nextInt(FIXED_PORTS));
 
     /** A UDP port free on 127.0.0.1 now. */
     public static int freeUdpPort() {
