@@ -20,8 +20,8 @@ import redis.clients.jedis.params.SetParams;
  * other node with a heartbeat, and at least as many as follow the events channel, confirmed it holds the answer (or
  * after {@link #CONFIRM_WAIT}): the CA validates the moment it is told to. The channel's subscribers alone are not
  * enough: a node that has not yet subscribed again after an outage would not be waited for, and the CA's validation
- * of another node's order could reach it. TLS-ALPN-01 certificates carry a private key and are sealed. Entries expire on
- * their own after {@link #LIFETIME}, in case their node dies.
+ * of another node's order could reach it. TLS-ALPN-01 certificates carry a private key and are sealed. Entries
+ * expire on their own after {@link #LIFETIME}, in case their node dies.
  */
 final class ChallengeRelay implements ChallengeAnswers.Relay {
     private static final System.Logger LOG = System.getLogger(ChallengeRelay.class.getName());
@@ -140,6 +140,14 @@ final class ChallengeRelay implements ChallengeAnswers.Relay {
         }
     }
 
+    /** Holds {@code value} (null: the answer was withdrawn) and tells the publishing node, which may be waiting. */
+    private void take(String type, String id, String key, String value) throws IOException {
+        accept(type, id, key, value);
+        if (value != null) {
+            confirm(type, id);
+        }
+    }
+
     /** Tells the publishing node that this one holds the answer {@code id} of {@code type}. */
     private void confirm(String type, String id) throws IOException {
         String confirmations = FleetKeys.confirmations(type, id);
@@ -153,11 +161,7 @@ final class ChallengeRelay implements ChallengeAnswers.Relay {
     void changed(String type, String id) {
         String key = FleetKeys.challenge(type, id);
         try {
-            String value = redis.call(j -> j.get(key));
-            accept(type, id, key, value);
-            if (value != null) {
-                confirm(type, id);
-            }
+            take(type, id, key, redis.call(j -> j.get(key)));
         } catch (IOException e) {
             LOG.log(Level.DEBUG, "could not fetch the challenge answer {0}: {1}", key, e.toString());
         }
@@ -171,13 +175,7 @@ final class ChallengeRelay implements ChallengeAnswers.Relay {
                 String rest = key.substring(FleetKeys.CHALLENGE_PREFIX.length());
                 int colon = rest.indexOf(':');
                 if (colon > 0) {
-                    String type = rest.substring(0, colon);
-                    String id = rest.substring(colon + 1);
-                    String value = redis.call(j -> j.get(key));
-                    accept(type, id, key, value);
-                    if (value != null) {
-                        confirm(type, id); // a publication in progress may be waiting for this node
-                    }
+                    take(rest.substring(0, colon), rest.substring(colon + 1), key, redis.call(j -> j.get(key)));
                 }
             }
         } catch (IOException e) {

@@ -59,12 +59,12 @@ final class Heartbeat {
     /** The nodes whose heartbeat is current, by name. */
     List<FleetNode> nodes() throws IOException {
         List<FleetNode> nodes = new ArrayList<>();
-        for (String key : storage.scan(FleetKeys.NODE_PREFIX + "*")) {
-            Map<String, String> h = redis.call(j -> j.hgetAll(key));
+        for (String name : names()) {
+            Map<String, String> h = redis.call(j -> j.hgetAll(FleetKeys.node(name)));
             if (h.isEmpty()) {
                 continue; // expired between the scan and the read
             }
-            nodes.add(new FleetNode(key.substring(FleetKeys.NODE_PREFIX.length()), h.getOrDefault("version", "?"),
+            nodes.add(new FleetNode(name, h.getOrDefault("version", "?"),
                     h.getOrDefault("config_hash", ""), instant(h.get("last_reload")), instant(h.get("started_at")),
                     instant(h.get("seen_at"))));
         }
